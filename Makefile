@@ -1,0 +1,30 @@
+# Two entry points: `make demo` and `make test`. Each builds .venv from nothing when needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("trail needs Python 3.11+") if sys.version_info < (3, 11) else None'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	touch $(STAMP)
+
+demo: $(STAMP)
+	TRAIL_HOME=$${TRAIL_HOME:-$(CURDIR)/.demo-home} $(BIN)/trail demo
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/hook_latency.py
+	$(BIN)/python bench/sync_throughput.py
+
+clean:
+	rm -rf $(VENV) .demo-home .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,244 @@
+"""Claude Code adapter: one hook payload -> a list of schema-v1 events.
+
+Hot-path safe: imports only ``trace_ingest.events``. Field names follow
+``shared/reference/harnesses.md`` §1.5-1.6 (Claude Code hooks reference, 2026-08). Everything but
+``session_id``, ``transcript_path`` and ``hook_event_name`` is optional there (older releases
+sent fewer fields), so every lookup tolerates absence. Payloads carry no timestamp: events are
+stamped on receipt.
+"""
+
+from __future__ import annotations
+
+from trace_ingest.capabilities import SOURCE_CAPABILITIES
+from trace_ingest.events import new_event
+
+TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    from trace_ingest.events import Event
+
+HARNESS = "claude-code"
+
+# What this source can ever provide: declared once, in trace_ingest.capabilities.
+CAPABILITIES = SOURCE_CAPABILITIES[(HARNESS, "hook")]
+
+EVENT_KINDS: dict[str, str] = {
+    "SessionStart": "session_start",
+    "SessionEnd": "session_end",
+    "UserPromptSubmit": "prompt",
+    "UserPromptExpansion": "prompt",
+    "PreToolUse": "tool_call",
+    "PostToolUse": "tool_result",
+    "PostToolUseFailure": "tool_error",
+    "PermissionRequest": "permission",
+    "PermissionDenied": "permission",
+    "Notification": "notification",
+    "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop",
+    "Stop": "agent_stop",
+    "StopFailure": "agent_stop",
+    "PreCompact": "compaction",
+    "PostCompact": "compaction",
+    "InstructionsLoaded": "guide_loaded",
+}
+
+CANONICAL: dict[str, str] = {
+    "Read": "read",
+    "NotebookRead": "read",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "NotebookEdit": "edit",
+    "Write": "write",
+    "Bash": "shell",
+    "BashOutput": "shell",
+    "KillShell": "shell",
+    "KillBash": "shell",
+    "PowerShell": "shell",
+    "Grep": "search",
+    "Glob": "search",
+    "LS": "search",
+    "ToolSearch": "search",
+    "WebFetch": "fetch",
+    "WebSearch": "fetch",
+    "Task": "task",
+    "Agent": "task",
+    "Skill": "skill",
+}
+
+# Fields every payload may carry; mapped onto named event fields or consumed outright.
+_COMMON = ("session_id", "hook_event_name", "cwd", "agent_id", "agent_type")
+_PATH_KEYS = ("file_path", "notebook_path", "path")
+
+
+def canonical_tool(name: str | None) -> str:
+    """Canonical tool name for a Claude Code tool (MCP tools are ``mcp__<server>__<tool>``)."""
+    if not name:
+        return "other"
+    if name.startswith("mcp__"):
+        return "mcp"
+    return CANONICAL.get(name, "other")
+
+
+def _tool_path(tool_input: Any) -> str | None:
+    if isinstance(tool_input, dict):
+        for key in _PATH_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def normalize(payload: dict[str, Any], received_at: str, digest: str) -> list[Event]:
+    """Normalize one Claude Code hook payload.
+
+    ``received_at`` stamps the event (Claude sends no time); ``digest`` identifies the payload
+    bytes so the event id is deterministic. Unknown hook events become kind ``other`` with
+    every field kept under ``extra``; nothing is dropped.
+    """
+    hook_event = _str(payload.get("hook_event_name")) or ""
+    kind = EVENT_KINDS.get(hook_event, "other")
+    session_id = payload.get("session_id")
+    sid = (
+        session_id
+        if isinstance(session_id, str)
+        else ("" if session_id is None else str(session_id))
+    )
+    rest = {k: v for k, v in payload.items() if k not in _COMMON}
+    ev = new_event(
+        harness=HARNESS,
+        source="hook",
+        session_id=sid,
+        kind=kind,
+        received_at=received_at,
+        id_parts=(received_at, digest, 0),
+    )
+    ev["hook_event"] = hook_event or None
+    for key in ("cwd", "agent_id", "agent_type"):
+        value = payload.get(key)
+        if value is not None:
+            ev[key] = value if isinstance(value, str) else str(value)
+    _FILL.get(hook_event, _fill_other)(ev, rest)
+    if rest:
+        ev["extra"] = rest
+    events = [ev]
+    if hook_event == "PreToolUse" and payload.get("tool_name") == "Skill":
+        events.append(_skill_loaded(ev, received_at, digest))
+    return events
+
+
+def _fill_tool(ev: Event, rest: dict[str, Any]) -> None:
+    name = _str(rest.pop("tool_name", None))
+    ev["tool_name"] = name
+    ev["tool"] = canonical_tool(name)
+    ev["call_id"] = _str(rest.pop("tool_use_id", None))
+    if "tool_input" in rest:
+        ev["input"] = rest.pop("tool_input")
+        ev["path"] = _tool_path(ev["input"])
+    if "duration_ms" in rest and isinstance(rest["duration_ms"], (int, float)):
+        ev["duration_ms"] = float(rest.pop("duration_ms"))
+
+
+def _fill_pre(ev: Event, rest: dict[str, Any]) -> None:
+    _fill_tool(ev, rest)
+    ev["ok"] = None
+
+
+def _fill_post(ev: Event, rest: dict[str, Any]) -> None:
+    _fill_tool(ev, rest)
+    response = rest.pop("tool_response", None)
+    ev["output"] = response
+    # PostToolUse fires after a tool ran; failures have their own event (PostToolUseFailure).
+    # Some tools still report a soft failure in their structured output.
+    ev["ok"] = not (isinstance(response, dict) and response.get("success") is False)
+
+
+def _fill_failure(ev: Event, rest: dict[str, Any]) -> None:
+    _fill_tool(ev, rest)
+    ev["ok"] = False
+    ev["error"] = _str(rest.pop("error", None))
+    interrupt = rest.pop("is_interrupt", None)
+    ev["interrupted"] = interrupt if isinstance(interrupt, bool) else None
+
+
+def _fill_permission(ev: Event, rest: dict[str, Any]) -> None:
+    _fill_tool(ev, rest)
+    if ev.get("hook_event") == "PermissionDenied":
+        ev["ok"] = False
+        ev["error"] = _str(rest.pop("reason", None))
+
+
+def _fill_prompt(ev: Event, rest: dict[str, Any]) -> None:
+    ev["text"] = _str(rest.pop("prompt", None))
+
+
+def _fill_notification(ev: Event, rest: dict[str, Any]) -> None:
+    ev["text"] = _str(rest.pop("message", None))
+
+
+def _fill_stop(ev: Event, rest: dict[str, Any]) -> None:
+    ev["text"] = _str(rest.pop("last_assistant_message", None))
+    if ev.get("hook_event") == "StopFailure":
+        ev["ok"] = False
+        ev["error"] = _str(rest.pop("error", None))
+    elif ev.get("kind") == "agent_stop":
+        ev["ok"] = True
+
+
+def _fill_compact(ev: Event, rest: dict[str, Any]) -> None:
+    text = rest.pop("compact_summary", None) or rest.pop("custom_instructions", None)
+    ev["text"] = _str(text)
+
+
+def _fill_guide(ev: Event, rest: dict[str, Any]) -> None:
+    path = rest.pop("file_path", None) or rest.pop("path", None)
+    ev["path"] = _str(path)
+
+
+def _fill_other(ev: Event, rest: dict[str, Any]) -> None:
+    if "tool_name" in rest:
+        _fill_tool(ev, rest)
+
+
+_FILL = {
+    "PreToolUse": _fill_pre,
+    "PostToolUse": _fill_post,
+    "PostToolUseFailure": _fill_failure,
+    "PermissionRequest": _fill_permission,
+    "PermissionDenied": _fill_permission,
+    "UserPromptSubmit": _fill_prompt,
+    "UserPromptExpansion": _fill_prompt,
+    "Notification": _fill_notification,
+    "Stop": _fill_stop,
+    "StopFailure": _fill_stop,
+    "SubagentStop": _fill_stop,
+    "PreCompact": _fill_compact,
+    "PostCompact": _fill_compact,
+    "InstructionsLoaded": _fill_guide,
+}
+
+
+def _skill_loaded(call: Event, received_at: str, digest: str) -> Event:
+    skill_input = call.get("input")
+    name = None
+    if isinstance(skill_input, dict):
+        name = _str(skill_input.get("skill")) or _str(skill_input.get("command"))
+    ev = new_event(
+        harness=HARNESS,
+        source="hook",
+        session_id=call["session_id"],
+        kind="skill_loaded",
+        received_at=received_at,
+        id_parts=(received_at, digest, 1),
+    )
+    ev["hook_event"] = call.get("hook_event")
+    ev["call_id"] = call.get("call_id")
+    ev["skill"] = name
+    for key in ("cwd", "agent_id", "agent_type"):
+        if key in call:
+            ev[key] = call[key]
+    return ev

@@ -1,0 +1,86 @@
+"""Click commands owned by the hooks package: hook, install, uninstall."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from hooks import install as installer
+from trace_ingest.paths import HARNESSES
+
+harness_option = click.option(
+    "--harness",
+    type=click.Choice(["claude-code"]),
+    default="claude-code",
+    show_default=True,
+    help="Which harness to register with (others arrive in later releases).",
+)
+scope_option = click.option(
+    "--scope",
+    type=click.Choice(["project", "user"]),
+    default="project",
+    show_default=True,
+    help="project: ./.claude/settings.json; user: ~/.claude/settings.json.",
+)
+project_option = click.option(
+    "--project-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Project folder for --scope project (default: the current folder).",
+)
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("harness", type=click.Choice(list(HARNESSES)))
+def hook(harness: str) -> None:
+    """Record one hook payload read from stdin.
+
+    The harness runs this on every event. It prints nothing, always exits 0, and logs its own
+    failures to $TRAIL_HOME/hook-errors.log (see `trail doctor`).
+    """
+    from hooks.entry import run
+
+    run(harness)
+
+
+@click.command()
+@harness_option
+@scope_option
+@project_option
+@click.option("--json", "as_json", is_flag=True, help="Print the change as JSON.")
+def install(harness: str, scope: str, project_dir: str | None, as_json: bool) -> None:
+    """Register trail's hook in the harness settings (idempotent, keeps everything else).
+
+    Writes a backup of the previous settings file next to it, and records the absolute path
+    of this trail installation so the hook works without trail on PATH.
+    """
+    change = installer.install(harness, scope, project_dir)
+    _report(change, as_json, "added", change.added)
+
+
+@click.command()
+@harness_option
+@scope_option
+@project_option
+@click.option("--json", "as_json", is_flag=True, help="Print the change as JSON.")
+def uninstall(harness: str, scope: str, project_dir: str | None, as_json: bool) -> None:
+    """Remove exactly the hook entries `trail install` added; nothing else changes."""
+    change = installer.uninstall(harness, scope, project_dir)
+    _report(change, as_json, "removed", change.removed)
+
+
+def _report(change: installer.Change, as_json: bool, verb: str, events: list[str]) -> None:
+    if as_json:
+        click.echo(json.dumps(change.__dict__, indent=2))
+        return
+    if not events:
+        click.echo(
+            f"{change.path}: nothing to do (already {'in' if verb == 'added' else 'un'}stalled)"
+        )
+        return
+    click.echo(f"{change.path}: {verb} trail for {len(events)} events: {', '.join(events)}")
+    if change.command:
+        click.echo(f"command: {change.command}")
+    if change.backup:
+        click.echo(f"backup:  {change.backup}")

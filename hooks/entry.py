@@ -1,0 +1,308 @@
+"""The hook entry point: ``trail hook <harness>`` — the hot path (ARCHITECTURE.md).
+
+Runs inside the agent on every tool call, so it imports only the standard library and the
+modules it needs (enforced by tests/hooks/test_hook_imports.py), reads stdin, normalizes,
+scrubs, appends with one ``write()``, and exits 0 with nothing on stdout, whatever happens.
+Its own failures go to ``$TRAIL_HOME/hook-errors.log``, which ``trail doctor`` reports.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import sys
+
+from trace_ingest._blake import blake2b
+from trace_ingest.events import new_event, now_iso, to_line
+from trace_ingest.paths import (
+    HARNESSES,
+    capture_off_path,
+    ensure_home,
+    session_key,
+    trace_path,
+    trail_home,
+)
+from trace_ingest.store import append_error, append_lines
+
+TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    from trace_ingest.events import Event
+
+ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code"}
+
+# Room scanned past a cut so a secret straddling the cut is still recognised (scrubbing.md §3.3).
+SCRUB_MARGIN = 4096
+_SALVAGE_SID = re.compile(rb'"(?:session_id|sessionId)"\s*:\s*"([^"\\]{1,200})"')
+_SALVAGE_EVENT = re.compile(rb'"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z_]{1,64})"')
+_TAG = re.compile(r"\[REDACTED:[A-Za-z0-9:_-]*\]?$")
+
+
+class Oversize(Exception):
+    def __init__(self, size: int, head: bytes) -> None:
+        super().__init__(size)
+        self.size = size
+        self.head = head
+
+
+def run(harness: str, stdin: Any = None) -> int:
+    """Record one hook payload. Always returns 0; never writes to stdout."""
+    home = trail_home()
+    try:
+        if os.environ.get("TRAIL_DISABLE") == "1" or os.path.exists(capture_off_path(home)):
+            _drain(stdin)
+            return 0
+        _record(home, harness, stdin)
+    except BaseException as exc:
+        _log(home, harness, "hook", f"{type(exc).__name__}: {exc}")
+    return 0
+
+
+def _record(home: str, harness: str, stdin: Any) -> None:
+    from trace_ingest.config import load_config
+
+    try:
+        config = load_config(home)
+    except Exception as exc:
+        _log(home, harness, "config", str(exc))
+        from trace_ingest.config import DEFAULTS
+
+        config = DEFAULTS
+    capture = config["capture"]
+    received_at = now_iso()
+    try:
+        raw = _read(stdin, int(capture["max_payload_bytes"]))
+    except Oversize as big:
+        _write_stub(
+            home,
+            harness,
+            received_at,
+            big.head,
+            f"payload of {big.size} bytes exceeds "
+            f"max_payload_bytes={capture['max_payload_bytes']}; not parsed",
+            size=big.size,
+        )
+        return
+    if not raw.strip():
+        _log(home, harness, "read", "empty payload on stdin; nothing recorded")
+        return
+    digest = blake2b(raw, digest_size=16).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _log(
+            home,
+            harness,
+            "decode",
+            f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced",
+        )
+        text = raw.decode("utf-8", "replace")
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        _write_stub(home, harness, received_at, raw, f"malformed JSON: {exc}", preview=text)
+        return
+    if not isinstance(payload, dict):
+        _write_stub(
+            home,
+            harness,
+            received_at,
+            raw,
+            f"payload is a JSON {type(payload).__name__}, not an object",
+            preview=text,
+        )
+        return
+    events = _normalize(harness, payload, received_at, digest)
+    _write(home, harness, events, capture, received_at, raw)
+
+
+def _normalize(harness: str, payload: dict[str, Any], received_at: str, digest: str) -> list[Event]:
+    module_name = ADAPTERS.get(harness)
+    if module_name is None:
+        # Record rather than drop: a future adapter (or importer) can re-read extra.
+        sid = payload.get("session_id") or payload.get("sessionId")
+        ev = new_event(
+            harness=harness,
+            source="hook",
+            session_id=str(sid or ""),
+            kind="other",
+            received_at=received_at,
+            id_parts=(received_at, digest, 0),
+        )
+        ev["extra"] = payload
+        return [ev]
+    adapter = importlib.import_module(module_name)
+    result: list[Event] = adapter.normalize(payload, received_at, digest)
+    return result
+
+
+def _write(
+    home: str,
+    harness: str,
+    events: list[Event],
+    capture: dict[str, Any],
+    received_at: str,
+    raw: bytes,
+) -> None:
+    limit = int(capture["max_field_chars"])
+    try:
+        from trace_ingest.scrub import load_scrubber
+
+        scrubber = load_scrubber(home)
+        lines = []
+        for ev in events:
+            cuts: dict[str, int] = {}
+            bounded = _bound(ev, limit + SCRUB_MARGIN, "", {})
+            clean, counts = scrubber.scrub_value(bounded)
+            clean = _cut(clean, limit, "", cuts)
+            if counts:
+                clean["redactions"] = counts
+            if cuts:
+                clean["truncated"] = cuts
+            lines.append(to_line(clean))
+    except Exception as exc:
+        # Fail closed: a stub that says scrubbing failed, never the raw payload.
+        _log(home, harness, "scrub", f"{type(exc).__name__}: {exc}")
+        lines = [
+            to_line(_scrub_failed_stub(ev, received_at, str(type(exc).__name__))) for ev in events
+        ]
+    key = _key(home, harness, events[0].get("session_id"))
+    append_lines(trace_path(ensure_home(home), _safe_harness(harness), key), "".join(lines))
+
+
+def _bound(value: Any, limit: int, path: str, cuts: dict[str, int]) -> Any:
+    """Shorten strings to ``limit`` (plus the scrub margin) before scrubbing huge fields."""
+    if isinstance(value, str):
+        return value[:limit] if len(value) > limit else value
+    if isinstance(value, dict):
+        return {k: _bound(v, limit, path, cuts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bound(v, limit, path, cuts) for v in value]
+    return value
+
+
+def _cut(value: Any, limit: int, path: str, cuts: dict[str, int]) -> Any:
+    """Cut scrubbed strings to ``limit`` chars, never inside a redaction tag, with a marker."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        cut = limit
+        tag = _TAG.search(value, max(0, cut - 64), cut)
+        if tag:
+            end = value.find("]", tag.start())
+            cut = end + 1 if end != -1 else tag.start()
+        removed = len(value) - cut
+        cuts[path or "."] = cuts.get(path or ".", 0) + removed
+        return value[:cut] + f"…[trail: truncated, {removed}+ chars cut]"
+    if isinstance(value, dict):
+        return {k: _cut(v, limit, f"{path}.{k}" if path else k, cuts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v, limit, f"{path}[{i}]", cuts) for i, v in enumerate(value)]
+    return value
+
+
+def _scrub_failed_stub(ev: Event, received_at: str, error: str) -> dict[str, Any]:
+    keep = (
+        "v",
+        "id",
+        "harness",
+        "source",
+        "session_id",
+        "kind",
+        "ts",
+        "received_at",
+        "hook_event",
+        "tool_name",
+        "tool",
+        "call_id",
+    )
+    stub: dict[str, Any] = {k: ev.get(k) for k in keep if isinstance(ev.get(k), str | int)}
+    stub["extra"] = {"scrub_error": error, "payload": "[SCRUB-ERROR]"}
+    return stub
+
+
+def _write_stub(
+    home: str,
+    harness: str,
+    received_at: str,
+    raw: bytes,
+    reason: str,
+    preview: str | None = None,
+    size: int | None = None,
+) -> None:
+    """Record an unparseable or oversize payload: what can be salvaged, scrubbed, never raw."""
+    _log(home, harness, "parse", reason)
+    head = raw[:65536]
+    sid_match = _SALVAGE_SID.search(head)
+    sid = sid_match.group(1).decode("utf-8", "replace") if sid_match else ""
+    name_match = _SALVAGE_EVENT.search(head)
+    digest = blake2b(raw[:1_000_000], digest_size=16).hexdigest()
+    ev = new_event(
+        harness=harness,
+        source="hook",
+        session_id=sid,
+        kind="other",
+        received_at=received_at,
+        id_parts=(received_at, digest, len(raw)),
+    )
+    ev["hook_event"] = name_match.group(1).decode() if name_match else None
+    extra: dict[str, Any] = {"malformed": reason, "bytes": len(raw) if size is None else size}
+    if preview is not None:
+        extra["preview"] = preview[:2000]
+    ev["extra"] = extra
+    _write(home, harness, [ev], {"max_field_chars": 4000}, received_at, raw)
+
+
+def _read(stdin: Any, limit: int) -> bytes:
+    stream = stdin if stdin is not None else sys.stdin.buffer
+    data: bytes = stream.read(limit + 1)
+    if len(data) <= limit:
+        return data
+    size = len(data)
+    head = data[:65536]
+    while True:  # drain so the harness's pipe never blocks on us
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        size += len(chunk)
+    raise Oversize(size, head)
+
+
+def _drain(stdin: Any) -> None:
+    stream = stdin if stdin is not None else sys.stdin.buffer
+    while stream.read(1 << 20):
+        pass
+
+
+def _safe_harness(harness: str) -> str:
+    return harness if harness in HARNESSES else session_key(harness)[0]
+
+
+def _key(home: str, harness: str, session_id: Any) -> str:
+    key, changed = session_key(session_id if isinstance(session_id, str) else None)
+    if changed:
+        _log(home, harness, "session-id", f"unsafe or missing session id stored under {key!r}")
+    return key
+
+
+def _log(home: str, harness: str, stage: str, message: str) -> None:
+    try:
+        from trace_ingest.scrub import load_scrubber
+
+        message, _ = load_scrubber(home).scrub_text(message)
+    except Exception:
+        message = "[message withheld: scrubber unavailable]"
+    append_error(home, {"ts": now_iso(), "harness": harness, "stage": stage, "error": message})
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[2:] if argv is None else argv
+    harness = args[0] if args else ""
+    if harness not in HARNESSES:
+        home = trail_home()
+        _log(home, harness, "args", f"unknown harness {harness!r}; expected one of {HARNESSES}")
+        harness = _safe_harness(harness) if harness else "unknown"
+    return run(harness)

@@ -1,0 +1,80 @@
+"""``trail demo``: built-in sessions recorded through the real hook, then synced and listed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+import click
+
+from scorers.demo_data import sessions as demo_sessions
+from telemetry import queries
+from telemetry.render import describe, short_time, table
+from trace_ingest.paths import trail_home
+from trace_ingest.registry import trail_executable
+
+
+def feed(payloads: list[dict[str, object]], executable: str, harness: str = "claude-code") -> None:
+    """Send each payload to ``trail hook`` in its own process, as the harness would."""
+    for payload in payloads:
+        done = subprocess.run(
+            [executable, "hook", harness],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        if done.returncode != 0 or done.stdout:
+            raise click.ClickException(
+                f"the hook misbehaved (exit {done.returncode}, {len(done.stdout)} bytes on stdout)"
+            )
+
+
+@click.command()
+def demo() -> None:
+    """Record the built-in demo sessions through the real hook, then list and show them.
+
+    Three Claude Code sessions written for trail (a clean one, one with failures and retries,
+    one with a subagent) are sent to `trail hook claude-code` one payload per process, exactly
+    as Claude Code sends them; then the traces are synced into SQLite and shown. Data goes to
+    $TRAIL_HOME (`make demo` uses ./.demo-home).
+    """
+    home = trail_home()
+    click.echo(f"trail demo — data in {home}\n")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    executable = trail_executable()
+    env_off = os.environ.get("TRAIL_DISABLE") == "1"
+    if env_off:
+        raise click.ClickException("TRAIL_DISABLE=1 is set: the demo would record nothing")
+    recorded = []
+    for name, payloads in demo_sessions(stamp):
+        started = time.perf_counter()
+        feed(payloads, executable)
+        ms = (time.perf_counter() - started) * 1000 / len(payloads)
+        click.echo(f"recorded {name:<9} {len(payloads):>3} hook calls, {ms:.0f} ms per call")
+        recorded.append(payloads[0]["session_id"])
+    db, report = queries.open_synced(home)
+    click.echo(f"\nsynced: {report.new_events} events into {home}/trail.db\n")
+    rows = [queries.resolve_session(db, str(sid)) for sid in recorded]
+    shown = [{**r, "started_at": short_time(r["started_at"])} for r in rows]
+    click.echo(
+        table(
+            shown,
+            [
+                ("key", "SESSION"),
+                ("state", "STATE"),
+                ("event_count", "EVENTS"),
+                ("error_count", "ERRORS"),
+                ("redaction_count", "REDACTED"),
+                ("started_at", "STARTED"),
+            ],
+        )
+    )
+    failing = rows[1]
+    click.echo(f"\ntimeline of {failing['key']} (trail show {failing['session_id']}):")
+    for ev in queries.session_events(db, failing["key"]):
+        if ev["kind"] in ("tool_result", "tool_error", "prompt", "session_end"):
+            click.echo(f"  {ev['kind']:<12} {describe(ev)}")
+    click.echo("\nnext: trail sessions | trail show SESSION | trail doctor")

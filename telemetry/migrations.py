@@ -1,0 +1,97 @@
+"""The SQLite schema: defined here and only here, as ``sqlite_utils.Migrations``.
+
+The database is a rebuildable mirror of the ``trace.jsonl`` files; dropping it loses nothing.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("trail")
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db.table("sessions").create(
+        {
+            "key": str,  # "<harness>/<directory key>" — derived from the trace path, never raw ids
+            "harness": str,
+            "session_id": str,
+            "project_dir": str,
+            "started_at": str,
+            "last_event_at": str,
+            "state": str,  # open | closed | reopened
+            "closed_at": str,
+            "close_reason": str,  # session_end | idle
+            "reopen_count": int,
+            "event_count": int,
+            "error_count": int,
+            "redaction_count": int,
+            "trace_path": str,
+        },
+        pk="key",
+        not_null={"harness", "state"},
+        defaults={
+            "state": "open",
+            "reopen_count": 0,
+            "event_count": 0,
+            "error_count": 0,
+            "redaction_count": 0,
+        },
+    )
+    db.table("events").create(
+        {
+            "id": str,
+            "session_key": str,
+            "harness": str,
+            "source": str,
+            "kind": str,
+            "ts": str,
+            "received_at": str,
+            "hook_event": str,
+            "tool_name": str,
+            "tool": str,
+            "call_id": str,
+            "path": str,
+            "ok": int,
+            "duration_ms": float,
+            "agent_id": str,
+            "file_offset": int,
+            "body": str,
+        },
+        pk="id",
+    )
+    db.table("events").create_index(["session_key", "received_at"])
+    db.table("redactions").create(
+        {"event_id": str, "session_key": str, "rule": str, "count": int},
+        pk=("event_id", "rule"),
+    )
+    db.table("redactions").create_index(["session_key"])
+    db.table("trace_files").create(
+        {
+            "path": str,
+            "session_key": str,
+            "offset": int,
+            "inode": int,
+            "lines": int,
+            "malformed": int,
+            "synced_at": str,
+        },
+        pk="path",
+    )
+    db.table("quarantine").create(
+        {
+            "path": str,
+            "offset": int,
+            "length": int,
+            "reason": str,
+            "preview": str,
+            "seen_at": str,
+        },
+        pk=("path", "offset"),
+    )
+    db.table("session_labels").create(
+        {"session_key": str, "outcome": str, "task": str, "updated_at": str},
+        pk="session_key",
+    )

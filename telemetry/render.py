@@ -1,0 +1,63 @@
+"""Plain-text rendering shared by the telemetry commands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> str:
+    """A left-aligned text table; ``columns`` are ``(key, heading)`` pairs."""
+    cells = [[heading for _, heading in columns]]
+    cells += [["" if r.get(k) is None else str(r.get(k)) for k, _ in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def short_time(stamp: Any) -> str:
+    """``2026-11-30T11:00:21.123456Z`` -> ``2026-11-30 11:00:21``."""
+    if not isinstance(stamp, str) or len(stamp) < 19:
+        return "" if stamp is None else str(stamp)
+    return stamp[:10] + " " + stamp[11:19]
+
+
+def one_line(value: Any, width: int = 80) -> str:
+    text = value if isinstance(value, str) else "" if value is None else str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def describe(ev: dict[str, Any]) -> str:
+    """One line saying what an event was."""
+    kind = ev.get("kind")
+    if kind in ("tool_call", "tool_result", "tool_error", "permission"):
+        target = ev.get("path") or _input_summary(ev.get("input"))
+        status = {True: "ok", False: "FAILED", None: ""}[ev.get("ok")]
+        parts = [str(ev.get("tool_name") or "?"), f"[{ev.get('tool')}]", one_line(target, 60)]
+        if kind != "tool_call" and status:
+            parts.append(status)
+        if ev.get("error"):
+            parts.append("— " + one_line(ev["error"], 60))
+        return " ".join(p for p in parts if p)
+    if kind == "guide_loaded":
+        return str(ev.get("path") or "")
+    if kind == "skill_loaded":
+        return str(ev.get("skill") or "")
+    if kind in ("subagent_start", "subagent_stop"):
+        who = f"{ev.get('agent_type') or ''} {ev.get('agent_id') or ''}"
+        return f"{who} {one_line(ev.get('text'), 50)}"
+    if kind == "other" and isinstance(ev.get("extra"), dict) and ev["extra"].get("malformed"):
+        return "unparseable payload: " + one_line(ev["extra"]["malformed"], 70)
+    return one_line(ev.get("text") or ev.get("hook_event") or "", 80)
+
+
+def _input_summary(value: Any) -> str:
+    if isinstance(value, dict):
+        for key in ("command", "pattern", "url", "query", "description", "prompt", "skill"):
+            if isinstance(value.get(key), str):
+                return str(value[key])
+    return ""

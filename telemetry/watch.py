@@ -1,0 +1,70 @@
+"""Live mirroring with watchdog: sync a trace file whenever it changes, sweep periodically."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from telemetry.db import open_db
+from telemetry.lifecycle import sweep
+from telemetry.sync import SyncReport, sync
+from trace_ingest.config import load_config
+from trace_ingest.paths import ensure_dir, sessions_dir
+
+
+class _Changed(FileSystemEventHandler):
+    def __init__(self, wake: threading.Event) -> None:
+        self.wake = wake
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if str(event.src_path).endswith("trace.jsonl") or event.is_directory:
+            self.wake.set()
+
+
+def run_watch(
+    home: str, interval: float, *, once: bool = False, echo: Callable[[str], None] = print
+) -> None:
+    """Sync now, then on every change under ``sessions/`` and sweep every ``interval`` s."""
+    idle = float(load_config(home)["lifecycle"]["idle_minutes"])
+    db = open_db(home)
+    root = ensure_dir(sessions_dir(home))
+    wake = threading.Event()
+    observer = Observer()
+    observer.schedule(_Changed(wake), root, recursive=True)
+    observer.start()
+    echo(f"watching {root} (Ctrl-C to stop)")
+    try:
+        last_sweep = 0.0
+        while True:
+            report = sync(db, home, idle)
+            _say(report, echo)
+            if time.monotonic() - last_sweep >= interval:
+                closed = sweep(db, idle)
+                if closed:
+                    echo(f"closed {closed} idle session(s)")
+                last_sweep = time.monotonic()
+            if once:
+                return
+            wake.wait(timeout=interval)
+            wake.clear()
+    except KeyboardInterrupt:
+        echo("stopped")
+    finally:
+        observer.stop()
+        observer.join(timeout=5)
+        db.close()
+
+
+def _say(report: SyncReport, echo: Callable[[str], None]) -> None:
+    if report.new_events:
+        echo(f"{time.strftime('%H:%M:%S')} +{report.new_events} events")
+    for item in report.quarantined:
+        echo(
+            f"skipped {os.path.basename(os.path.dirname(item.path))} at byte {item.offset}: "
+            f"{item.reason}"
+        )

@@ -1,0 +1,249 @@
+"""The real hook command in subprocesses: bad input, limits, permissions, concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.conftest import TRAIL, read_trace_lines, run_hook
+
+BASE = {"session_id": "sess-1", "transcript_path": "/t.jsonl", "cwd": "/work"}
+
+
+def errors(home: Path) -> list[dict[str, object]]:
+    log = home / "hook-errors.log"
+    return [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+
+
+def all_files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*")]
+
+
+def test_hook_records_one_event_silently(trail_home: Path) -> None:
+    done = run_hook({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": "hello"})
+    assert (done.returncode, done.stdout) == (0, b"")
+    [ev] = read_trace_lines(trail_home)
+    assert (ev["kind"], ev["text"], ev["session_id"]) == ("prompt", "hello", "sess-1")
+    assert errors(trail_home) == []
+
+
+def test_files_are_0600_and_folders_0700(trail_home: Path) -> None:
+    run_hook({**BASE, "hook_event_name": "Stop"})
+    for path in [trail_home, *all_files(trail_home)]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
+
+
+def test_hook_imports_only_the_standard_library_and_its_own_modules(tmp_path: Path) -> None:
+    probe = (
+        "import sys, runpy, io\n"
+        "sys.argv = ['trail', 'hook', 'claude-code']\n"
+        'sys.stdin = io.TextIOWrapper(io.BytesIO(b\'{"session_id": "s", '
+        '"hook_event_name": "Stop"}\'))\n'
+        f"runpy.run_path({TRAIL!r}, run_name='__main__')\n"
+    )
+    script = tmp_path / "probe.py"
+    script.write_text(probe + "\n")
+    code = (
+        f"import sys, runpy\nbefore = set(sys.modules)\n"
+        f"try:\n    runpy.run_path({str(script)!r}, run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "mods = sorted(m for m in set(sys.modules) - before)\n"
+        "print('\\n'.join(mods))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=os.environ.copy(),
+    )
+    loaded = set(done.stdout.split())
+    ours = {
+        m for m in loaded if m.split(".")[0] in ("trace_ingest", "hooks", "telemetry", "scorers")
+    }
+    assert ours <= {
+        "trace_ingest",
+        "trace_ingest.entry",
+        "trace_ingest._blake",
+        "trace_ingest.events",
+        "trace_ingest.paths",
+        "trace_ingest.store",
+        "trace_ingest.errors",
+        "trace_ingest.config",
+        "trace_ingest.capabilities",
+        "trace_ingest.scrub",
+        "hooks",
+        "hooks.entry",
+        "hooks.claude_code",
+    }, ours
+    third_party = (
+        {m.split(".")[0] for m in loaded}
+        - set(sys.stdlib_module_names)
+        - {"trace_ingest", "hooks", "__main__", "_distutils_hack"}
+    )
+    assert third_party == set(), third_party
+    forbidden = {
+        "click",
+        "sqlite_utils",
+        "orjson",
+        "watchdog",
+        "sqlite3",
+        "pathlib",
+        "dataclasses",
+        "logging",
+        "typing",
+        "hashlib",
+        "importlib.metadata",
+        "yaml",
+    }
+    assert loaded & forbidden == set(), loaded & forbidden
+
+
+def test_garbage_stdin_is_recorded_as_malformed_and_logged(trail_home: Path) -> None:
+    done = run_hook(b'{"session_id": "sess-g", "hook_event_name": "PreToolUse", oops')
+    assert (done.returncode, done.stdout) == (0, b"")
+    [ev] = read_trace_lines(trail_home)
+    assert ev["kind"] == "other" and ev["session_id"] == "sess-g"
+    assert ev["hook_event"] == "PreToolUse"
+    assert "malformed JSON" in ev["extra"]["malformed"]
+    assert any(e["stage"] == "parse" for e in errors(trail_home))
+
+
+def test_non_object_json_is_recorded_as_malformed(trail_home: Path) -> None:
+    done = run_hook(b"[1, 2, 3]")
+    assert (done.returncode, done.stdout) == (0, b"")
+    [ev] = read_trace_lines(trail_home)
+    assert "not an object" in ev["extra"]["malformed"]
+
+
+def test_empty_stdin_writes_nothing_but_logs(trail_home: Path) -> None:
+    done = run_hook(b"")
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert read_trace_lines(trail_home) == []
+    assert [e["stage"] for e in errors(trail_home)] == ["read"]
+
+
+def test_invalid_utf8_is_replaced_and_logged(trail_home: Path) -> None:
+    raw = (
+        b'{"session_id": "sess-u", "hook_event_name": "UserPromptSubmit", "prompt": "caf\xe9 \xff"}'
+    )
+    done = run_hook(raw)
+    assert (done.returncode, done.stdout) == (0, b"")
+    [ev] = read_trace_lines(trail_home)
+    assert ev["text"] == "caf\ufffd \ufffd"
+    assert any(e["stage"] == "decode" for e in errors(trail_home))
+
+
+def test_50_mb_payload_is_stubbed_not_parsed(trail_home: Path) -> None:
+    big = json.dumps(
+        {
+            **BASE,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_response": "x" * (50 * 1024 * 1024),
+        }
+    ).encode()
+    done = run_hook(big)
+    assert (done.returncode, done.stdout) == (0, b"")
+    [ev] = read_trace_lines(trail_home)
+    assert ev["session_id"] == "sess-1" and ev["extra"]["bytes"] == len(big)
+    assert "exceeds max_payload_bytes" in ev["extra"]["malformed"]
+    assert sum(p.stat().st_size for p in all_files(trail_home) if p.is_file()) < 100_000
+    assert any("exceeds" in str(e["error"]) for e in errors(trail_home))
+
+
+def test_hostile_session_id_stays_inside_the_data_dir(trail_home: Path, tmp_path: Path) -> None:
+    outside = set(tmp_path.parent.rglob("*"))
+    for sid in ("../../etc", "/etc/passwd", "..", "a/../../b", "x\x00y", ""):
+        done = run_hook({**BASE, "session_id": sid, "hook_event_name": "Stop"})
+        assert (done.returncode, done.stdout) == (0, b"")
+    new = set(tmp_path.parent.rglob("*")) - outside
+    assert new and all(trail_home in p.parents or p == trail_home for p in new), new
+    traces = sorted(trail_home.glob("sessions/claude-code/*/trace.jsonl"))
+    assert len(traces) == 6
+    keys = {p.parent.name for p in traces}
+    assert all(".." not in k and "/" not in k for k in keys)
+    assert {e["stage"] for e in errors(trail_home)} == {"session-id"}
+    recorded = {ev["session_id"] for ev in read_trace_lines(trail_home)}
+    assert "../../etc" in recorded  # the id itself is kept as data, never as a path
+
+
+def test_oversized_field_is_truncated_with_a_marker(trail_home: Path) -> None:
+    (trail_home).mkdir(parents=True, exist_ok=True)
+    (trail_home / "config.json").write_text(json.dumps({"capture": {"max_field_chars": 1000}}))
+    run_hook(
+        {
+            **BASE,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": "/a"},
+            "tool_response": {"content": "y" * 5000},
+        }
+    )
+    [ev] = read_trace_lines(trail_home)
+    content = ev["output"]["content"]
+    assert content.startswith("y" * 1000) and "truncated, 4000+ chars cut" in content
+    assert ev["truncated"] == {"output.content": 4000}
+
+
+def test_unknown_harness_still_exits_zero_and_logs(trail_home: Path) -> None:
+    done = subprocess.run([TRAIL, "hook", "nope"], input=b"{}", capture_output=True, check=False)
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert any("unknown harness" in str(e["error"]) for e in errors(trail_home))
+
+
+def test_capture_off_records_nothing(trail_home: Path) -> None:
+    done = run_hook({**BASE, "hook_event_name": "Stop"}, env={"TRAIL_DISABLE": "1"})
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert read_trace_lines(trail_home) == []
+
+
+def test_unwritable_home_never_fails_the_agent(tmp_path: Path) -> None:
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("x")
+    done = run_hook({**BASE, "hook_event_name": "Stop"}, env={"TRAIL_HOME": str(blocked)})
+    assert (done.returncode, done.stdout) == (0, b"")
+
+
+WRITER = """
+import json, subprocess, sys
+trail, n, worker = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for i in range(n):
+    payload = {"session_id": "shared", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+               "tool_use_id": f"{worker}-{i}", "tool_input": {"command": "echo " + "z" * 3000},
+               "tool_response": {"stdout": worker * 2000}}
+    subprocess.run([trail, "hook", "claude-code"], input=json.dumps(payload).encode(), check=True)
+"""
+
+
+def test_concurrent_writers_lose_and_interleave_nothing(trail_home: Path, tmp_path: Path) -> None:
+    """8 concurrent streams x 250 hook processes -> exactly 2000 whole lines and 2000 rows."""
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+
+    def worker(w: int) -> int:
+        return subprocess.run(
+            [sys.executable, str(script), TRAIL, "250", f"w{w}"], check=False
+        ).returncode
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(worker, range(8))) == [0] * 8
+    trace = trail_home / "sessions" / "claude-code" / "shared" / "trace.jsonl"
+    lines = trace.read_bytes().split(b"\n")
+    assert lines[-1] == b""
+    events = [json.loads(line) for line in lines[:-1]]
+    assert len(events) == 2000
+    assert len({e["call_id"] for e in events}) == 2000
+    assert all(e["output"]["stdout"] == e["call_id"].split("-")[0] * 2000 for e in events)
+    from telemetry.queries import open_synced
+
+    db, report = open_synced(str(trail_home))
+    assert report.quarantined == []
+    assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 2000
+    assert db.execute("SELECT event_count FROM sessions").fetchone()[0] == 2000

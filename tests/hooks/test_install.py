@@ -1,0 +1,154 @@
+"""`trail install` / `trail uninstall` against real settings files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from hooks import install as installer
+from tests.conftest import TRAIL
+from trace_ingest.registry import CLAUDE_EVENTS, registered_commands
+
+USER_SETTINGS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "~/.claude/hooks/block-rm.sh"}],
+            }
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    },
+}
+
+
+def settings_file(project: Path) -> Path:
+    return project / ".claude" / "settings.json"
+
+
+def write_settings(project: Path, data: object) -> Path:
+    path = settings_file(project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2))
+    return path
+
+
+def test_install_merges_and_preserves_everything(tmp_path: Path) -> None:
+    path = write_settings(tmp_path, USER_SETTINGS)
+    change = installer.install("claude-code", "project", str(tmp_path), executable="/opt/trail")
+    data = json.loads(path.read_text())
+    assert data["model"] == "opus" and data["permissions"] == USER_SETTINGS["permissions"]
+    assert data["hooks"]["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]
+    assert data["hooks"]["Stop"][0] == USER_SETTINGS["hooks"]["Stop"][0]
+    ours = registered_commands(data, "claude-code")
+    assert set(ours) == set(CLAUDE_EVENTS) == set(change.added)
+    handler = data["hooks"]["PostToolUse"][0]["hooks"][0]
+    assert handler == {
+        "type": "command",
+        "command": "/opt/trail hook claude-code",
+        "async": True,
+        "timeout": 10,
+    }
+    assert change.backup and json.loads(Path(change.backup).read_text()) == USER_SETTINGS
+
+
+def test_install_is_idempotent(tmp_path: Path) -> None:
+    installer.install("claude-code", "project", str(tmp_path), executable="/opt/trail")
+    first = settings_file(tmp_path).read_text()
+    change = installer.install("claude-code", "project", str(tmp_path), executable="/opt/trail")
+    assert change.added == [] and change.backup is None
+    assert settings_file(tmp_path).read_text() == first
+
+
+def test_uninstall_removes_exactly_what_install_added(tmp_path: Path) -> None:
+    write_settings(tmp_path, USER_SETTINGS)
+    installer.install("claude-code", "project", str(tmp_path), executable="/opt/trail")
+    change = installer.uninstall("claude-code", "project", str(tmp_path))
+    assert set(change.removed) == set(CLAUDE_EVENTS)
+    assert json.loads(settings_file(tmp_path).read_text()) == USER_SETTINGS
+
+
+def test_uninstall_of_a_fresh_install_leaves_an_empty_object(tmp_path: Path) -> None:
+    installer.install("claude-code", "project", str(tmp_path), executable="/opt/trail")
+    installer.uninstall("claude-code", "project", str(tmp_path))
+    assert json.loads(settings_file(tmp_path).read_text()) == {}
+
+
+def test_invalid_settings_are_refused_untouched(tmp_path: Path) -> None:
+    path = settings_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text("{ not json")
+    done = subprocess.run(
+        [TRAIL, "install", "--project-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1 and "cannot read" in done.stderr
+    assert path.read_text() == "{ not json"
+
+
+def test_cli_install_records_the_absolute_command_and_doctor_runs_it(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [TRAIL, "install", "--project-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "added trail for 16 events" in done.stdout
+    data = json.loads(settings_file(tmp_path).read_text())
+    command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert command == f"{TRAIL} hook claude-code"
+    doc = subprocess.run(
+        [TRAIL, "doctor", "--project-dir", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    report = json.loads(doc.stdout)
+    hook_check = next(c for c in report["checks"] if c["name"] == "claude-code: project hook")
+    assert hook_check["ok"] and "command runs" in hook_check["detail"]
+    assert doc.returncode == 0 and report["ok"]
+
+
+def test_doctor_fails_when_not_registered(tmp_path: Path) -> None:
+    doc = subprocess.run(
+        [TRAIL, "doctor", "--project-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**__import__("os").environ, "HOME": str(tmp_path)},
+    )
+    assert doc.returncode == 1
+    assert "[FAIL] claude-code: hook: not registered" in doc.stdout
+
+
+def test_doctor_reports_a_broken_registration(tmp_path: Path) -> None:
+    write_settings(
+        tmp_path,
+        {
+            "hooks": {
+                "Stop": [
+                    {
+                        "hooks": [
+                            {"type": "command", "command": "/nonexistent/trail hook claude-code"}
+                        ]
+                    }
+                ]
+            }
+        },
+    )
+    doc = subprocess.run(
+        [TRAIL, "doctor", "--project-dir", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**__import__("os").environ, "HOME": str(tmp_path)},
+    )
+    report = json.loads(doc.stdout)
+    assert doc.returncode == 1 and not report["ok"]
+    check = next(c for c in report["checks"] if c["name"] == "claude-code: project hook")
+    assert not check["ok"] and "FAILS" in check["detail"]

@@ -1,0 +1,87 @@
+"""The read commands as a user runs them: sessions, show, sync, capture, doctor, demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.conftest import TRAIL, run_hook
+
+BASE = {"session_id": "cli-sess-1", "transcript_path": "/t.jsonl", "cwd": "/home/me/proj"}
+
+
+def trail(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TRAIL, *args], capture_output=True, text=True, check=False)
+
+
+def test_sessions_and_show(trail_home: Path) -> None:
+    run_hook({**BASE, "hook_event_name": "SessionStart", "source": "startup"})
+    run_hook(
+        {
+            **BASE,
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "make"},
+            "tool_use_id": "t1",
+            "error": "Exit code 2",
+        }
+    )
+    listed = json.loads(trail("sessions", "--json").stdout)
+    assert [
+        (s["session_id"], s["event_count"], s["error_count"], s["state"], s["project_dir"])
+        for s in listed
+    ] == [("cli-sess-1", 2, 1, "open", "/home/me/proj")]
+    text = trail("sessions").stdout
+    assert "claude-code/cli-sess-1" in text and "open" in text
+    shown = trail("show", "cli-sess")  # a unique prefix is enough
+    assert shown.returncode == 0
+    assert "Bash [shell] make FAILED — Exit code 2" in shown.stdout
+    data = json.loads(trail("show", "cli-sess-1", "--json").stdout)
+    assert [e["kind"] for e in data["events"]] == ["session_start", "tool_error"]
+
+
+def test_show_unknown_session_is_a_clear_error(trail_home: Path) -> None:
+    done = trail("show", "nope")
+    assert done.returncode == 1 and "no session matches 'nope'" in done.stderr
+
+
+def test_sync_reports_what_it_skipped(trail_home: Path) -> None:
+    run_hook({**BASE, "hook_event_name": "Stop"})
+    trace = next(trail_home.glob("sessions/claude-code/*/trace.jsonl"))
+    with trace.open("ab") as fh:
+        fh.write(b"garbage\n")
+    out = json.loads(trail("sync", "--json").stdout)
+    assert out["new_events"] == 1 and len(out["quarantined"]) == 1
+    assert "malformed JSON" in out["quarantined"][0]["reason"]
+    assert json.loads(trail("sync", "--json").stdout)["new_events"] == 0
+
+
+def test_capture_off_and_on(trail_home: Path) -> None:
+    assert trail("capture", "off").stdout.strip() == "capture is off"
+    run_hook({**BASE, "hook_event_name": "Stop"})
+    assert not list(trail_home.glob("sessions/*/*/trace.jsonl"))
+    assert trail("capture", "on").stdout.strip() == "capture is on"
+    run_hook({**BASE, "hook_event_name": "Stop"})
+    assert len(list(trail_home.glob("sessions/*/*/trace.jsonl"))) == 1
+
+
+def test_watch_once_mirrors(trail_home: Path) -> None:
+    run_hook({**BASE, "hook_event_name": "Stop"})
+    done = trail("watch", "--once")
+    assert done.returncode == 0 and "+1 events" in done.stdout
+
+
+def test_demo_records_three_sessions_through_the_hook(trail_home: Path) -> None:
+    done = trail("demo")
+    assert done.returncode == 0, done.stderr
+    sessions = json.loads(trail("sessions", "--json").stdout)
+    assert len(sessions) == 3
+    by_name = {s["session_id"].split("-")[1]: s for s in sessions}
+    assert by_name["failures"]["error_count"] == 3
+    assert by_name["failures"]["redaction_count"] >= 0
+    assert all(s["state"] == "closed" for s in sessions)
+    sub = json.loads(trail("show", by_name["subagent"]["session_id"], "--json").stdout)
+    kinds = [e["kind"] for e in sub["events"]]
+    assert {"subagent_start", "subagent_stop", "skill_loaded", "guide_loaded"} <= set(kinds)
+    assert (trail_home / "hook-errors.log").exists() is False
