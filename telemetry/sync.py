@@ -106,7 +106,6 @@ def _sync_file_locked(db: Database, path: str, key: str, report: SyncReport) -> 
     if st.st_size == offset:
         return
     harness = key.split("/", 1)[0]
-    new_events: list[dict[str, Any]] = []
     with open(path, "rb") as fh:
         fh.seek(offset)
         while True:
@@ -124,8 +123,11 @@ def _sync_file_locked(db: Database, path: str, key: str, report: SyncReport) -> 
                     break
             complete = chunk[: end + 1]
             fh.seek(offset + len(complete))
+            new_events: list[dict[str, Any]] = []
             rows, bad = _parse(complete, offset, key, harness, path, new_events)
             conn.executemany(_INSERT, rows)
+            if new_events:  # per chunk, so memory stays flat however long the file is
+                report.new_events += lifecycle.apply(db, key, path, new_events)
             _quarantine(conn, path, bad, report)
             lines += complete.count(b"\n")
             malformed += len(bad)
@@ -144,9 +146,6 @@ def _sync_file_locked(db: Database, path: str, key: str, report: SyncReport) -> 
         " synced_at) VALUES (?,?,?,?,?,?,?)",
         [path, key, offset, st.st_ino, lines, malformed, now_iso()],
     )
-    if new_events:
-        inserted = lifecycle.apply(db, key, path, new_events)
-        report.new_events += inserted
 
 
 def _read_to_newline(fh: Any) -> bytes:

@@ -1,0 +1,35 @@
+"""Write one benchmark's section into docs/benchmarks.md, leaving the other sections alone."""
+
+from __future__ import annotations
+
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+HEADER = (
+    "# Benchmarks\n\n"
+    "Each section is written by the script it names; run it again to refresh the figures.\n"
+    "Speeds are ratios against a baseline measured in the same run, because the machines are\n"
+    "shared and noisy; absolute times are given for orientation only.\n"
+)
+
+
+def machine() -> str:
+    return (f"{time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, "
+            f"{platform.machine()}, {sys.platform}")
+
+
+def write_section(title: str, body: str) -> None:
+    """Replace (or append) the ``## title`` section of docs/benchmarks.md."""
+    DOC.parent.mkdir(exist_ok=True)
+    text = DOC.read_text() if DOC.exists() else HEADER
+    section = f"## {title}\n\n{body.strip()}\n"
+    pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section + "\n", text).rstrip() + "\n"
+    else:
+        text = text.rstrip() + "\n\n" + section
+    DOC.write_text(text)
