@@ -155,7 +155,7 @@ def _write(
         lines = []
         for ev in events:
             cuts: dict[str, int] = {}
-            bounded = _bound(ev, limit + SCRUB_MARGIN, "", {})
+            bounded = _bound(ev, limit + SCRUB_MARGIN)
             clean, counts = scrubber.scrub_value(bounded)
             clean = _cut(clean, limit, "", cuts)
             if counts:
@@ -173,14 +173,14 @@ def _write(
     append_lines(trace_path(ensure_home(home), _safe_harness(harness), key), "".join(lines))
 
 
-def _bound(value: Any, limit: int, path: str, cuts: dict[str, int]) -> Any:
+def _bound(value: Any, limit: int) -> Any:
     """Shorten strings to ``limit`` (plus the scrub margin) before scrubbing huge fields."""
     if isinstance(value, str):
         return value[:limit] if len(value) > limit else value
     if isinstance(value, dict):
-        return {k: _bound(v, limit, path, cuts) for k, v in value.items()}
+        return {k: _bound(v, limit) for k, v in value.items()}
     if isinstance(value, list):
-        return [_bound(v, limit, path, cuts) for v in value]
+        return [_bound(v, limit) for v in value]
     return value
 
 

@@ -85,3 +85,37 @@ def test_demo_records_three_sessions_through_the_hook(trail_home: Path) -> None:
     kinds = [e["kind"] for e in sub["events"]]
     assert {"subagent_start", "subagent_stop", "skill_loaded", "guide_loaded"} <= set(kinds)
     assert (trail_home / "hook-errors.log").exists() is False
+
+
+def test_watch_mirrors_live_until_stopped(trail_home: Path) -> None:
+    import signal
+    import sqlite3
+    import time
+
+    run_hook({**BASE, "hook_event_name": "SessionStart", "source": "startup"})
+    proc = subprocess.Popen(
+        [TRAIL, "watch", "--interval", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        count = 0
+        while time.monotonic() < deadline and count < 1:
+            time.sleep(0.2)
+            if (trail_home / "trail.db").exists():
+                with sqlite3.connect(trail_home / "trail.db") as conn:
+                    count = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+        assert count == 1
+        run_hook({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": "live"})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and count < 2:
+            time.sleep(0.2)
+            with sqlite3.connect(trail_home / "trail.db") as conn:
+                count = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+        assert count == 2  # picked up by the watcher, not by a read command
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "stopped" in out

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from telemetry.db import open_db
@@ -76,16 +79,35 @@ def test_partial_last_line_waits_until_complete(trail_home: Path) -> None:
     assert count(trail_home) == 2
 
 
+KILLED_WRITER = """
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+os.write(fd, sys.stdin.buffer.read())  # the first half of a line
+print("written", flush=True)
+time.sleep(60)  # killed here, before the rest of the line
+"""
+
+
 def test_killed_writer_loses_only_its_own_line(trail_home: Path) -> None:
     """A writer killed mid-line leaves a torn line; later events glued after it survive."""
     record(2)
     path = trace(trail_home)
-    torn = path.read_bytes().split(b"\n")[0][:-40]  # a line cut short, no newline
-    with path.open("ab") as fh:
-        fh.write(torn.replace(b'"t0"', b'"tX"'))
+    line = path.read_bytes().split(b"\n")[0]
+    torn = line.replace(json.loads(line)["id"].encode(), b"e" * 32)[: len(line) // 2]
+    writer = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert writer.stdin and writer.stdout
+    writer.stdin.write(torn)
+    writer.stdin.close()
+    assert writer.stdout.readline() == b"written\n"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
     record(3, start=2)  # the next hooks append right after the torn bytes
     report = do_sync(trail_home)
-    assert count(trail_home) == 5
+    assert count(trail_home) == 5  # only the killed writer's line is lost
     assert len(report.quarantined) == 1
     assert "torn line" in report.quarantined[0].reason
     assert count(trail_home, "quarantine") == 1
