@@ -9,11 +9,10 @@ Its own failures go to ``$TRAIL_HOME/hook-errors.log``, which ``trail doctor`` r
 from __future__ import annotations
 
 import importlib
-import json
 import os
-import re
 import sys
 
+from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
 from trace_ingest.events import new_event, now_iso, to_line
 from trace_ingest.paths import (
@@ -31,14 +30,15 @@ if TYPE_CHECKING:
     from typing import Any
 
     from trace_ingest.events import Event
+    from trace_ingest.scrub import Scrubber
 
 ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code"}
 
 # Room scanned past a cut so a secret straddling the cut is still recognised (scrubbing.md §3.3).
 SCRUB_MARGIN = 4096
-_SALVAGE_SID = re.compile(rb'"(?:session_id|sessionId)"\s*:\s*"([^"\\]{1,200})"')
-_SALVAGE_EVENT = re.compile(rb'"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z_]{1,64})"')
-_TAG = re.compile(r"\[REDACTED:[A-Za-z0-9:_-]*\]?$")
+_SALVAGE_SID = rb'"(?:session_id|sessionId)"\s*:\s*"([^"\\]{1,200})"'
+_SALVAGE_EVENT = rb'"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z_]{1,64})"'
+TAG_OPEN = "[REDACTED:"
 
 
 class Oversize(Exception):
@@ -101,7 +101,7 @@ def _record(home: str, harness: str, stdin: Any) -> None:
         )
         text = raw.decode("utf-8", "replace")
     try:
-        payload = json.loads(text)
+        payload = fastjson.loads(text)
     except ValueError as exc:
         _write_stub(home, harness, received_at, raw, f"malformed JSON: {exc}", preview=text)
         return
@@ -149,9 +149,7 @@ def _write(
 ) -> None:
     limit = int(capture["max_field_chars"])
     try:
-        from trace_ingest.scrub import load_scrubber
-
-        scrubber = load_scrubber(home)
+        scrubber = _scrubber(home, harness)
         lines = []
         for ev in events:
             cuts: dict[str, int] = {}
@@ -173,6 +171,21 @@ def _write(
     append_lines(trace_path(ensure_home(home), _safe_harness(harness), key), "".join(lines))
 
 
+def _scrubber(home: str, harness: str) -> Scrubber:
+    """The configured scrubber; with an invalid config, the built-in rules (and a log entry).
+
+    A typo in config.json must not stop capture, and must not let secrets through either.
+    """
+    from trace_ingest.errors import ConfigError
+    from trace_ingest.scrub import default_scrubber, load_scrubber
+
+    try:
+        return load_scrubber(home)
+    except ConfigError as exc:
+        _log(home, harness, "config", f"{exc}; scrubbing with the built-in rules only")
+        return default_scrubber(home)
+
+
 def _bound(value: Any, limit: int) -> Any:
     """Shorten strings to ``limit`` (plus the scrub margin) before scrubbing huge fields."""
     if isinstance(value, str):
@@ -190,10 +203,11 @@ def _cut(value: Any, limit: int, path: str, cuts: dict[str, int]) -> Any:
         if len(value) <= limit:
             return value
         cut = limit
-        tag = _TAG.search(value, max(0, cut - 64), cut)
-        if tag:
-            end = value.find("]", tag.start())
-            cut = end + 1 if end != -1 else tag.start()
+        # Never cut inside a redaction tag: keep the whole tag (or drop it whole).
+        start = value.rfind(TAG_OPEN, max(0, cut - 64), cut)
+        if start != -1:
+            end = value.find("]", start)
+            cut = end + 1 if end != -1 and end - start < 64 else start
         removed = len(value) - cut
         cuts[path or "."] = cuts.get(path or ".", 0) + removed
         return value[:cut] + f"…[trail: truncated, {removed}+ chars cut]"
@@ -235,10 +249,12 @@ def _write_stub(
 ) -> None:
     """Record an unparseable or oversize payload: what can be salvaged, scrubbed, never raw."""
     _log(home, harness, "parse", reason)
+    import re  # only for payloads that could not be parsed
+
     head = raw[:65536]
-    sid_match = _SALVAGE_SID.search(head)
+    sid_match = re.search(_SALVAGE_SID, head)
     sid = sid_match.group(1).decode("utf-8", "replace") if sid_match else ""
-    name_match = _SALVAGE_EVENT.search(head)
+    name_match = re.search(_SALVAGE_EVENT, head)
     digest = blake2b(raw[:1_000_000], digest_size=16).hexdigest()
     ev = new_event(
         harness=harness,
@@ -290,9 +306,10 @@ def _key(home: str, harness: str, session_id: Any) -> str:
 
 def _log(home: str, harness: str, stage: str, message: str) -> None:
     try:
-        from trace_ingest.scrub import load_scrubber
+        from trace_ingest.scrub import default_scrubber
 
-        message, _ = load_scrubber(home).scrub_text(message)
+        # Built-in rules only: the log must work even when the user's scrub config is broken.
+        message, _ = default_scrubber(home).scrub_text(message)
     except Exception:
         message = "[message withheld: scrubber unavailable]"
     append_error(home, {"ts": now_iso(), "harness": harness, "stage": stage, "error": message})

@@ -6,9 +6,9 @@ call and ``tomllib`` costs more to import than the whole scrubber (see docs/conf
 
 from __future__ import annotations
 
-import json
 import os
 
+from trace_ingest import fastjson
 from trace_ingest.errors import ConfigError
 from trace_ingest.paths import config_path
 
@@ -37,7 +37,7 @@ def load_config(home: str) -> dict[str, Any]:
         return merged
     try:
         with open(path, encoding="utf-8") as fh:
-            user = json.load(fh)
+            user = fastjson.loads(fh.read())
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     if not isinstance(user, dict):

@@ -16,7 +16,6 @@ Layout under ``$TRAIL_HOME`` (default ``${XDG_DATA_HOME:-~/.local/share}/trail``
 from __future__ import annotations
 
 import os
-import re
 
 from trace_ingest._blake import blake2b
 
@@ -25,7 +24,7 @@ HARNESSES: tuple[str, ...] = ("claude-code", "copilot-cli", "vibe", "vscode")
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 MAX_KEY_LEN = 96
 
 
@@ -49,7 +48,7 @@ def session_key(session_id: str | None) -> tuple[str, bool]:
     """
     if not session_id:
         return "_unknown", session_id is not None
-    cleaned = _UNSAFE.sub("_", session_id)[:MAX_KEY_LEN]
+    cleaned = "".join(c if c in _SAFE else "_" for c in session_id[:MAX_KEY_LEN])
     if cleaned == session_id:
         return cleaned, False
     digest = blake2b(session_id.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()

@@ -12,9 +12,9 @@ Store API contract:
 
 from __future__ import annotations
 
-import json
 import os
 
+from trace_ingest import fastjson
 from trace_ingest.paths import FILE_MODE, ensure_dir, error_log_path
 
 MAX_ERROR_DETAIL = 2000
@@ -41,7 +41,7 @@ def append_error(home: str, record: dict[str, object]) -> None:
         for key, value in list(record.items()):
             if isinstance(value, str) and len(value) > MAX_ERROR_DETAIL:
                 record[key] = value[:MAX_ERROR_DETAIL] + f"…[cut {len(value) - MAX_ERROR_DETAIL}]"
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = fastjson.dumps(record, default=str) + "\n"
         ensure_dir(home)
         append_lines(error_log_path(home), line)
     except Exception:
@@ -61,7 +61,7 @@ def read_errors(home: str, limit: int = 20) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for line in tail[-limit:]:
         try:
-            entry = json.loads(line)
+            entry = fastjson.loads(line)
         except ValueError:
             continue
         if isinstance(entry, dict):

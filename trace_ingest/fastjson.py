@@ -1,0 +1,97 @@
+"""JSON for the hook's hot path, without importing ``json`` (which imports ``re`` and ``enum``).
+
+``import json`` costs a fresh interpreter about 10 ms, most of it ``re`` and ``enum`` pulled in
+by ``json.decoder``; the hook's whole budget is about one interpreter start. The parsing and
+encoding themselves are done by the same C accelerator ``json`` uses (``_json``), so results
+are identical to ``json.loads`` / ``json.dumps`` (a test checks this on the sample payloads).
+Falls back to ``json`` where ``_json`` is missing. Errors raise ``ValueError`` subclasses, as
+``json`` does (a syntax error imports ``json`` then, off the common path).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+_WS = " \t\n\r"
+_NAN = float("nan")
+_INF = float("inf")
+_CONSTANTS = {"NaN": _NAN, "Infinity": _INF, "-Infinity": -_INF}
+
+try:
+    import _json as _c
+
+    class _Context:
+        """The attributes ``_json.make_scanner`` reads from a ``JSONDecoder``."""
+
+        strict = True
+        object_hook = None
+        object_pairs_hook = None
+        parse_float = float
+        parse_int = int
+        parse_constant = _CONSTANTS.__getitem__
+        memo: dict[Any, Any] = {}  # noqa: RUF012 - mirrors JSONDecoder
+
+    _scan = _c.make_scanner(_Context())  # type: ignore[arg-type]
+    _AVAILABLE = True
+except (ImportError, AttributeError):  # pragma: no cover - interpreters without _json
+    _AVAILABLE = False
+
+
+def _fail(msg: str, doc: str, pos: int) -> ValueError:
+    from json import JSONDecodeError
+
+    return JSONDecodeError(msg, doc, pos)
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` for a ``str``."""
+    if not _AVAILABLE:  # pragma: no cover
+        import json
+
+        return json.loads(text)
+    n = len(text)
+    i = 0
+    while i < n and text[i] in _WS:
+        i += 1
+    try:
+        value, end = _scan(text, i)
+    except StopIteration as exc:
+        raise _fail("Expecting value", text, exc.value) from None
+    except SystemError:
+        # The C scanner reports syntax errors through json.decoder.JSONDecodeError, which it
+        # looks up in sys.modules only; before `json` is imported it fails without a message.
+        # Let json parse it again to raise the precise error.
+        import json
+
+        return json.loads(text)
+    while end < n and text[end] in _WS:
+        end += 1
+    if end != n:
+        raise _fail("Extra data", text, end)
+    return value
+
+
+def _encoder(default: Callable[[Any], Any] | None, sort_keys: bool) -> Callable[..., Any]:
+    return _c.make_encoder(
+        {}, default or _type_error, _c.encode_basestring, None, ":", ",", sort_keys, False, True
+    )
+
+
+def _type_error(o: object) -> Any:
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def dumps(obj: Any, default: Callable[[Any], Any] | None = None, sort_keys: bool = False) -> str:
+    """``json.dumps(obj, ensure_ascii=False, separators=(",", ":"), ...)``."""
+    if not _AVAILABLE:  # pragma: no cover
+        import json
+
+        return json.dumps(
+            obj, ensure_ascii=False, separators=(",", ":"), default=default, sort_keys=sort_keys
+        )
+    if isinstance(obj, dict | list):
+        return "".join(_encoder(default, sort_keys)(obj, 0))
+    return "".join(_encoder(default, sort_keys)([obj], 0))[1:-1]
