@@ -500,6 +500,25 @@ def _generic_ok(value: str) -> bool:
     return _has_letter_and_digit(value) or _random_looking(value)
 
 
+_QUOTED_PW = _Lazy(
+    r"((?:passw(?:or)?d|pwd|passphrase|secret)[\w.-]{0,20}+)(?:\\?[\"'])?[ \t]{0,3}(?::|=|=>)"
+    r"[ \t]{0,3}\\?([\"'])([^\"'\\\s]{4,128}+)\\?\2"
+)
+
+
+def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
+    """A quoted literal under a password-ish key (``"password": "hunter-two"``, also escaped
+    inside JSON text). Unlike ``generic-assignment`` an all-letter value counts: a quoted
+    literal is not a code identifier, and human passwords are often plain words."""
+    subject = low if len(low) == len(text) else text.lower()
+    for m in _QUOTED_PW().finditer(subject):
+        if any(x in m.group(1) for x in _FIELD_EXCLUDE):
+            continue  # password_file, secret_name, pwd_hint, ...: about a secret, not one
+        start, end = m.span(3)
+        if not _placeholder(text[start:end], identifiers=False):
+            yield start, end
+
+
 _CLI = _Lazy(
     r"--(password|passwd|token|api-key|apikey|secret|client-secret)"
     r"(?:=|[ \t]++)[\"']?([^\s\"'`;|&]{6,}+)"
@@ -569,8 +588,8 @@ def builtin_rules() -> list[Rule]:
         Rule(
             "aws-secret-key",
             ("aws_secret", "secret_access", "secretaccess"),
-            r"(?:aws_?secret_?(?:access_?)?key|secretaccesskey)[\"']?[ \t]{0,3}(?:=|:|=>)"
-            r"[ \t]{0,3}[\"']?([a-z0-9/+]{40})(?![a-z0-9/+])",
+            r"(?:aws_?secret_?(?:access_?)?key|secretaccesskey)(?:\\?[\"'])?[ \t]{0,3}(?:=|:|=>)"
+            r"[ \t]{0,3}(?:\\?[\"'])?([a-z0-9/+]{40})(?![a-z0-9/+])",
             lower=True,
             group=1,
             min_entropy=3.0,
@@ -645,7 +664,7 @@ def builtin_rules() -> list[Rule]:
             "auth-header",
             ("authorization", "bearer", "api-key", "-token"),
             r"(?:(?:authorization|x-api-key|api-key|x-auth-token|private-token|x-access-token)"
-            r"[\"']?[ \t]*+[:=][ \t]*+[\"']?(?:(?:bearer|basic|token|bot)[ \t]++)?"
+            r"(?:\\?[\"'])?[ \t]*+[:=][ \t]*+(?:\\?[\"'])?(?:(?:bearer|basic|token|bot)[ \t]++)?"
             r"|bearer[ \t]++)([a-z0-9._~+/=-]{16,}+)",
             lower=True,
             group=1,
@@ -677,11 +696,16 @@ def builtin_rules() -> list[Rule]:
             finder=_dotenv_finder,
         ),
         Rule(
+            "quoted-password",
+            ("passw", "pwd", "passphrase", "secret"),
+            finder=_quoted_password_finder,
+        ),
+        Rule(
             "generic-assignment",
             ("key", "token", "secret", "passw", "pwd", "credential"),
             r"(?:api_?key|apikey|secret|token|passw(?:or)?d|pwd|credential|access_?key"
-            r"|private_?key|client_?secret|auth_?key)[\w.-]{0,20}[\"']?[ \t]{0,3}"
-            r"(?:=|:=|=>|:)[ \t]{0,3}[\"']?([a-z0-9_.=+/~-]{8,}+)",
+            r"|private_?key|client_?secret|auth_?key)[\w.-]{0,20}(?:\\?[\"'])?[ \t]{0,3}"
+            r"(?:=|:=|=>|:)[ \t]{0,3}(?:\\?[\"'])?([a-z0-9_.=+/~-]{8,}+)",
             lower=True,
             group=1,
             terminated=True,
