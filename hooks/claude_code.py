@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from trace_ingest.capabilities import SOURCE_CAPABILITIES
 from trace_ingest.events import new_event
+from trace_ingest.tools import canonical_tool, tool_path
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -43,50 +44,8 @@ EVENT_KINDS: dict[str, str] = {
     "InstructionsLoaded": "guide_loaded",
 }
 
-CANONICAL: dict[str, str] = {
-    "Read": "read",
-    "NotebookRead": "read",
-    "Edit": "edit",
-    "MultiEdit": "edit",
-    "NotebookEdit": "edit",
-    "Write": "write",
-    "Bash": "shell",
-    "BashOutput": "shell",
-    "KillShell": "shell",
-    "KillBash": "shell",
-    "PowerShell": "shell",
-    "Grep": "search",
-    "Glob": "search",
-    "LS": "search",
-    "ToolSearch": "search",
-    "WebFetch": "fetch",
-    "WebSearch": "fetch",
-    "Task": "task",
-    "Agent": "task",
-    "Skill": "skill",
-}
-
 # Fields every payload may carry; mapped onto named event fields or consumed outright.
 _COMMON = ("session_id", "hook_event_name", "cwd", "agent_id", "agent_type")
-_PATH_KEYS = ("file_path", "notebook_path", "path")
-
-
-def canonical_tool(name: str | None) -> str:
-    """Canonical tool name for a Claude Code tool (MCP tools are ``mcp__<server>__<tool>``)."""
-    if not name:
-        return "other"
-    if name.startswith("mcp__"):
-        return "mcp"
-    return CANONICAL.get(name, "other")
-
-
-def _tool_path(tool_input: Any) -> str | None:
-    if isinstance(tool_input, dict):
-        for key in _PATH_KEYS:
-            value = tool_input.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return None
 
 
 def _str(value: Any) -> str | None:
@@ -138,7 +97,7 @@ def _fill_tool(ev: Event, rest: dict[str, Any]) -> None:
     ev["call_id"] = _str(rest.pop("tool_use_id", None))
     if "tool_input" in rest:
         ev["input"] = rest.pop("tool_input")
-        ev["path"] = _tool_path(ev["input"])
+        ev["path"] = tool_path(ev["input"])
     if "duration_ms" in rest and isinstance(rest["duration_ms"], (int, float)):
         ev["duration_ms"] = float(rest.pop("duration_ms"))
 

@@ -14,6 +14,7 @@ import sys
 
 from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
+from trace_ingest.capture import finish
 from trace_ingest.events import new_event, now_iso, to_line
 from trace_ingest.paths import (
     HARNESSES,
@@ -34,11 +35,8 @@ if TYPE_CHECKING:
 
 ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code"}
 
-# Room scanned past a cut so a secret straddling the cut is still recognised (scrubbing.md §3.3).
-SCRUB_MARGIN = 4096
 _SALVAGE_SID = rb'"(?:session_id|sessionId)"\s*:\s*"([^"\\]{1,200})"'
 _SALVAGE_EVENT = rb'"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z_]{1,64})"'
-TAG_OPEN = "[REDACTED:"
 
 
 class Oversize(Exception):
@@ -150,17 +148,7 @@ def _write(
     limit = int(capture["max_field_chars"])
     try:
         scrubber = _scrubber(home, harness)
-        lines = []
-        for ev in events:
-            cuts: dict[str, int] = {}
-            bounded = _bound(ev, limit + SCRUB_MARGIN)
-            clean, counts = scrubber.scrub_value(bounded)
-            clean = _cut(clean, limit, "", cuts)
-            if counts:
-                clean["redactions"] = counts
-            if cuts:
-                clean["truncated"] = cuts
-            lines.append(to_line(clean))
+        lines = [to_line(finish(ev, scrubber, limit)) for ev in events]
     except Exception as exc:
         # Fail closed: a stub that says scrubbing failed, never the raw payload.
         _log(home, harness, "scrub", f"{type(exc).__name__}: {exc}")
@@ -184,38 +172,6 @@ def _scrubber(home: str, harness: str) -> Scrubber:
     except ConfigError as exc:
         _log(home, harness, "config", f"{exc}; scrubbing with the built-in rules only")
         return default_scrubber(home)
-
-
-def _bound(value: Any, limit: int) -> Any:
-    """Shorten strings to ``limit`` (plus the scrub margin) before scrubbing huge fields."""
-    if isinstance(value, str):
-        return value[:limit] if len(value) > limit else value
-    if isinstance(value, dict):
-        return {k: _bound(v, limit) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_bound(v, limit) for v in value]
-    return value
-
-
-def _cut(value: Any, limit: int, path: str, cuts: dict[str, int]) -> Any:
-    """Cut scrubbed strings to ``limit`` chars, never inside a redaction tag, with a marker."""
-    if isinstance(value, str):
-        if len(value) <= limit:
-            return value
-        cut = limit
-        # Never cut inside a redaction tag: keep the whole tag (or drop it whole).
-        start = value.rfind(TAG_OPEN, max(0, cut - 64), cut)
-        if start != -1:
-            end = value.find("]", start)
-            cut = end + 1 if end != -1 and end - start < 64 else start
-        removed = len(value) - cut
-        cuts[path or "."] = cuts.get(path or ".", 0) + removed
-        return value[:cut] + f"…[trail: truncated, {removed}+ chars cut]"
-    if isinstance(value, dict):
-        return {k: _cut(v, limit, f"{path}.{k}" if path else k, cuts) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_cut(v, limit, f"{path}[{i}]", cuts) for i, v in enumerate(value)]
-    return value
 
 
 def _scrub_failed_stub(ev: Event, received_at: str, error: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import time
 
 import click
 
+from scorers.api import grade_session
 from scorers.demo_data import sessions as demo_sessions
 from telemetry import queries
 from telemetry.render import describe, short_time, table
@@ -34,12 +35,13 @@ def feed(payloads: list[dict[str, object]], executable: str, harness: str = "cla
 
 @click.command()
 def demo() -> None:
-    """Record the built-in demo sessions through the real hook, then list and show them.
+    """Record the built-in demo sessions through the real hook, then list, show and grade them.
 
     Three Claude Code sessions written for trail (a clean one, one with failures and retries,
     one with a subagent) are sent to `trail hook claude-code` one payload per process, exactly
-    as Claude Code sends them; then the traces are synced into SQLite and shown. Data goes to
-    $TRAIL_HOME (`make demo` uses ./.demo-home).
+    as Claude Code sends them; then the traces are synced into SQLite, shown, and graded at
+    L0 + L1 (grades go to GRADES.jsonl). Data goes to $TRAIL_HOME (`make demo` uses
+    ./.demo-home).
     """
     home = trail_home()
     click.echo(f"trail demo — data in {home}\n")
@@ -77,4 +79,15 @@ def demo() -> None:
     for ev in queries.session_events(db, failing["key"]):
         if ev["kind"] in ("tool_result", "tool_error", "prompt", "session_end"):
             click.echo(f"  {ev['kind']:<12} {describe(ev)}")
-    click.echo("\nnext: trail sessions | trail show SESSION | trail doctor")
+    click.echo("\ngrades (L0 + L1 trace-grader; each demo task was delivered, so outcome = pass):")
+    graded = []
+    for row in rows:
+        [record] = grade_session(str(row["key"]), outcome="pass", home=home)
+        graded.append({"key": row["key"], "verdict": record["verdict"],
+                       "score": f"{record['totalScore']:g}/{record['maxScore']:g}",
+                       "coverage": f"{record['coverage']:.0%}",
+                       "flags": ", ".join(f.split(":")[0] for f in record["flags"]) or "-"})
+    click.echo(table(graded, [("key", "SESSION"), ("verdict", "VERDICT"), ("score", "L1 SCORE"),
+                              ("coverage", "COVERAGE"), ("flags", "FLAGS")]))
+    click.echo("\nnext: trail sessions | trail show SESSION | trail eval score --session SESSION"
+               " | trail doctor")

@@ -95,3 +95,27 @@ def m001_initial(db: Database) -> None:
         {"session_key": str, "outcome": str, "task": str, "updated_at": str},
         pk="session_key",
     )
+
+
+@migrations()
+def m002_grades(db: Database) -> None:
+    # Mirror of $TRAIL_HOME/GRADES.jsonl (scorers.ledger); rebuilt from the ledger on read.
+    db.table("grades").create(
+        {
+            "id": str,  # gradeId
+            "session_key": str,
+            "session_id": str,
+            "rubric": str,  # trace-grader | cleo
+            "rubric_version": str,
+            "verdict": str,
+            "total_score": float,
+            "max_score": float,
+            "coverage": float,
+            "config_sha256": str,
+            "config_verified": int,
+            "timestamp": str,
+            "body": str,  # the full ledger entry (JSON)
+        },
+        pk="id",
+    )
+    db.table("grades").create_index(["session_key", "timestamp"])

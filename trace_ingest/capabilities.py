@@ -46,6 +46,23 @@ SOURCE_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
             "subagents",
         }
     ),
+    # Claude Code transcripts (harnesses.md §1.7): no explicit session bounds; token usage is
+    # present in the file but not mapped yet (docs/importers.md).
+    ("claude-code", "transcript"): frozenset(
+        {
+            "tool_names",
+            "tool_args",
+            "tool_results",
+            "success_flags",
+            "call_ids",
+            "timestamps",
+            "durations",
+            "prompts",
+            "guides",
+            "skills",
+            "subagents",
+        }
+    ),
     # seed 001 canonical traces.json: steps {step, tool, args, observation, ok} + run ok.
     ("trace-grader", "traces"): frozenset(
         {"tool_names", "tool_args", "tool_results", "success_flags", "task_outcome"}

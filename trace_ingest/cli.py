@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scrub": ("trace_ingest.cli_scrub:scrub", "Scrub secrets from a file or stdin."),
     "demo": ("scorers.demo:demo", "Record built-in demo sessions and list them."),
     "eval": ("scorers.cli:eval_group", "Grade sessions (L0, L1) and gate CI on the result."),
+    "import": (
+        "trace_ingest.cli_import:import_group",
+        "Import sessions recorded before trail was installed.",
+    ),
 }
 
 

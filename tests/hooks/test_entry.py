@@ -87,6 +87,8 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest.capabilities",
         "trace_ingest.scrub",
         "trace_ingest.fastjson",
+        "trace_ingest.capture",
+        "trace_ingest.tools",
         "hooks",
         "hooks.entry",
         "hooks.claude_code",

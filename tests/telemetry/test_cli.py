@@ -72,25 +72,29 @@ def test_watch_once_mirrors(trail_home: Path) -> None:
     assert done.returncode == 0 and "+1 events" in done.stdout
 
 
-def test_demo_records_three_sessions_through_the_hook(trail_home: Path) -> None:
-    done = trail("demo")
-    assert done.returncode == 0, done.stderr
-    sessions = json.loads(trail("sessions", "--json").stdout)
-    assert len(sessions) == 3
-    by_name = {s["session_id"].split("-")[1]: s for s in sessions}
-    assert by_name["failures"]["error_count"] == 3
-    assert by_name["failures"]["redaction_count"] >= 0
-    assert all(s["state"] == "closed" for s in sessions)
-    sub = json.loads(trail("show", by_name["subagent"]["session_id"], "--json").stdout)
-    kinds = [e["kind"] for e in sub["events"]]
-    assert {"subagent_start", "subagent_stop", "skill_loaded", "guide_loaded"} <= set(kinds)
-    assert (trail_home / "hook-errors.log").exists() is False
+def _events_in_db(home: Path) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(home / "trail.db") as conn:
+            return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    except sqlite3.OperationalError:  # not created or not migrated yet
+        return 0
+
+
+def _wait_for(home: Path, n: int, seconds: float = 30) -> int:
+    import time
+
+    deadline = time.monotonic() + seconds
+    count = _events_in_db(home)
+    while count < n and time.monotonic() < deadline:
+        time.sleep(0.2)
+        count = _events_in_db(home)
+    return count
 
 
 def test_watch_mirrors_live_until_stopped(trail_home: Path) -> None:
     import signal
-    import sqlite3
-    import time
 
     run_hook({**BASE, "hook_event_name": "SessionStart", "source": "startup"})
     proc = subprocess.Popen(
@@ -100,21 +104,9 @@ def test_watch_mirrors_live_until_stopped(trail_home: Path) -> None:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        count = 0
-        while time.monotonic() < deadline and count < 1:
-            time.sleep(0.2)
-            if (trail_home / "trail.db").exists():
-                with sqlite3.connect(trail_home / "trail.db") as conn:
-                    count = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-        assert count == 1
+        assert _wait_for(trail_home, 1) == 1
         run_hook({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": "live"})
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and count < 2:
-            time.sleep(0.2)
-            with sqlite3.connect(trail_home / "trail.db") as conn:
-                count = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-        assert count == 2  # picked up by the watcher, not by a read command
+        assert _wait_for(trail_home, 2) == 2  # picked up by the watcher, not a read command
     finally:
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)

@@ -1,0 +1,588 @@
+"""``trail eval``: grade sessions (L0, L1, rubric profiles), pass^k, and a CI gate.
+
+Exit codes (every command): 0 ok; 1 error (bad input, or a grader error: a check that crashed
+is reported and nothing is written — never a pass, never a zero); 2 usage error; 3 gate failure
+(a corrupt-success run, a high-severity flag on a run of unknown outcome, or a task that fails
+pass^k: flaky or failing); 4 insufficient data (coverage below eval.min_coverage, or too few
+trials for pass^k) when nothing failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import click
+from sqlite_utils import Database
+
+from scorers import cleo_ops, ledger
+from scorers.grader_config import GraderConfig, load_grader_config
+from scorers.grading import (
+    RUBRICS,
+    SessionData,
+    SessionGrade,
+    eval_settings,
+    grade_events,
+    load_session,
+    parse_levels,
+    window_of,
+)
+from scorers.passk import TaskPassK, passk_by_task
+from scorers.report import RULE, render_cleo, render_passk, render_session, render_traces
+from scorers.trace_grader import L1Result, grade_run
+from scorers.traces_input import load_traces
+from telemetry import queries
+from trace_ingest.errors import ScorerError, TrailError
+from trace_ingest.events import now_iso
+from trace_ingest.paths import trail_home
+
+EXIT_OK, EXIT_ERROR, EXIT_GATE, EXIT_NODATA = 0, 1, 3, 4
+GATE_VERDICTS = frozenset({"corrupt-success", "flags-only: high-severity"})
+NODATA = "insufficient-data"
+AUDIT_MARGIN_S = 60.0
+
+
+class EvalGroup(click.Group):
+    """Turns library errors into ``Error: ...`` and exit 1, however the group is invoked."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TrailError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group("eval", cls=EvalGroup)
+def eval_group() -> None:
+    """Grade sessions: L0 facts, L1 trace-grader rules, the cleo rubric, pass^k, CI gate.
+
+    Every score is shown with its coverage; checks a session cannot support are unscored
+    (with the missing capability), never zero. Exit codes: 0 ok, 1 error, 3 corrupt-success
+    or flaky, 4 insufficient data. See docs/grading.md.
+    """
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Trace-grader thresholds YAML (seed 001's trace-grader.config.yaml works as is).",
+)
+
+
+def exit_code(verdicts: Iterable[str | None], passk: Iterable[TaskPassK] = ()) -> int:
+    verdicts = list(verdicts)
+    rows = list(passk)
+    if any(v in GATE_VERDICTS for v in verdicts) or any(t.gate_failed for t in rows):
+        return EXIT_GATE
+    if any(v == NODATA for v in verdicts) or any(t.pass_hat_k is None for t in rows):
+        return EXIT_NODATA
+    return EXIT_OK
+
+
+def _dump(obj: Any) -> None:
+    click.echo(json.dumps(obj, indent=2, default=str, ensure_ascii=False))
+
+
+def _label_runs(
+    db: Database, tasks: Sequence[str] | None = None
+) -> list[tuple[str, str, bool | None]]:
+    rows = db.execute(
+        "SELECT session_key, task, outcome FROM session_labels "
+        "WHERE task IS NOT NULL AND task != ''"
+    ).fetchall()
+    out = []
+    for key, task, outcome in rows:
+        if tasks is not None and task not in tasks:
+            continue
+        out.append(
+            (str(task), str(key), None if outcome not in ("pass", "fail") else outcome == "pass")
+        )
+    return out
+
+
+def _grade_one(
+    db: Database,
+    home: str,
+    ident: str,
+    config: GraderConfig,
+    levels: Sequence[str],
+    rubric: str | None,
+    audit: str | None,
+    audit_session: str | None,
+    settings: dict[str, Any],
+) -> tuple[SessionGrade, list[dict[str, Any]]]:
+    data = load_session(db, ident, home)
+    stream = None
+    if audit:
+        window = window_of(data.events)
+        if window is not None:
+            window = (window[0] - AUDIT_MARGIN_S, window[1] + AUDIT_MARGIN_S)
+        stream = cleo_ops.load_audit(audit, audit_session, None if audit_session else window)
+    grade = grade_events(
+        data,
+        config,
+        levels=levels,
+        rubric=rubric,
+        audit=stream,
+        min_coverage=settings["min_coverage"],
+        idle_gap_seconds=settings["idle_gap_seconds"],
+    )
+    return grade, _records(grade, config)
+
+
+def _records(grade: SessionGrade, config: GraderConfig) -> list[dict[str, Any]]:
+    ts = now_iso()
+    records = []
+    if grade.l0 is not None or grade.l1 is not None:
+        records.append(ledger.session_record(grade, config, ts))
+    if grade.cleo is not None:
+        records.append(ledger.cleo_record(grade, grade.cleo, ts))
+    return records
+
+
+def _verdicts(records: Sequence[dict[str, Any]]) -> list[str | None]:
+    return [r.get("verdict") for r in records]
+
+
+@eval_group.command("score")
+@click.option(
+    "--session",
+    "session",
+    default=None,
+    help="Session key, harness session id, or a unique prefix.",
+)
+@click.option(
+    "--traces",
+    "traces",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Grade a seed-001 traces.json or audit JSONL file instead of a session.",
+)
+@click.option("--task", default=None, help="Task label for the runs of an audit --traces file.")
+@click.option("--level", "level", default=None, help="Levels to grade: L0,L1 (default both).")
+@click.option(
+    "--rubric",
+    type=click.Choice(RUBRICS),
+    default=None,
+    help="Also grade with a rubric profile (cleo: seed 000's 5 x 20 rubric).",
+)
+@config_option
+@click.option(
+    "--audit",
+    "audit",
+    type=click.Path(exists=True),
+    default=None,
+    help="Attach a CLEO audit log (tasks.db, .cleo/audit/*.jsonl, todo-log.json, or "
+    "a .cleo folder) for --rubric cleo; alone, grade that audit log.",
+)
+@click.option(
+    "--audit-session",
+    default=None,
+    help="Only audit rows of this CLEO session id (default: the session's time window).",
+)
+@click.option("--no-ledger", is_flag=True, help="Do not append the grade to GRADES.jsonl.")
+@json_option
+@click.pass_context
+def score(
+    ctx: click.Context,
+    session: str | None,
+    traces: str | None,
+    task: str | None,
+    level: str | None,
+    rubric: str | None,
+    config_path: str | None,
+    audit: str | None,
+    audit_session: str | None,
+    no_ledger: bool,
+    as_json: bool,
+) -> None:
+    """Grade one session (or a trace file) and print the report.
+
+    With --session: L0 facts and integrity, L1 trace-grader verdict (clean-pass,
+    pass-with-warnings, corrupt-success, fail; "flags-only: ..." while the outcome is unknown),
+    and with --rubric cleo the 5 x 20 rubric; the grade is appended to GRADES.jsonl.
+    With --traces FILE: seed 001's canonical traces.json (JSON with "tasks") or audit JSONL
+    (one run per session_id; --task labels them), graded per run with pass^k; nothing is written.
+    Exit 3 on corrupt-success or a flaky task, 4 on insufficient data.
+    """
+    if sum(x is not None for x in (session, traces)) != 1 and not (
+        audit and not traces and not session
+    ):
+        raise click.UsageError(
+            "give exactly one of --session ID or --traces FILE (or --audit PATH --rubric cleo)"
+        )
+    config = load_grader_config(config_path)
+    home = trail_home()
+    if traces:
+        _score_traces(ctx, traces, task, config, as_json, home)
+        return
+    settings = eval_settings(home)
+    db, _ = queries.open_synced(home)
+    levels = parse_levels(level)
+    if session is None:
+        if rubric != "cleo":
+            raise click.UsageError("--audit without --session grades with --rubric cleo only")
+        assert audit is not None
+        stream = cleo_ops.load_audit(audit, audit_session)
+        name = audit_session or os.path.basename(os.path.normpath(audit))
+        data = SessionData(
+            key=f"cleo-audit/{name}", session_id=name, harness="cleo", state="closed", events=[]
+        )
+        grade = grade_events(
+            data,
+            config,
+            levels=(),
+            rubric="cleo",
+            audit=stream,
+            min_coverage=settings["min_coverage"],
+        )
+        records = _records(grade, config)
+    else:
+        grade, records = _grade_one(
+            db, home, session, config, levels, rubric, audit, audit_session, settings
+        )
+    if not no_ledger:
+        ledger.append(home, records, db)
+    if as_json:
+        _dump({"grades": records})
+    else:
+        for rec in records:
+            if rec["rubric"] == "cleo":
+                assert grade.cleo is not None
+                click.echo(render_cleo(rec, grade.cleo.atoms))
+            else:
+                click.echo(render_session(rec, grade.l1))
+    ctx.exit(exit_code(_verdicts(records)))
+
+
+def _score_traces(
+    ctx: click.Context, path: str, task: str | None, config: GraderConfig, as_json: bool, home: str
+) -> None:
+    settings = eval_settings(home)
+    tf = load_traces(path, task)
+    results = [grade_run(r, config, tf.profile, settings["min_coverage"]) for r in tf.runs]
+    passk = passk_by_task([(r.task or r.run_id, r.run_id, r.delivered) for r in tf.runs])
+    if as_json:
+        _dump(traces_json(tf.format, results, passk, config))
+    else:
+        click.echo(render_traces(results, passk, tf.format))
+    ctx.exit(exit_code([r.verdict for r in results], passk))
+
+
+def traces_json(
+    fmt: str, results: Sequence[L1Result], passk: Sequence[TaskPassK], config: GraderConfig
+) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    return {
+        "format": fmt,
+        "runs": [r.as_dict() for r in results],
+        "pass_k": {t.task: t.as_dict() for t in passk},
+        "summary": {
+            "n_runs": len(results),
+            "n_tasks": len(passk),
+            "verdicts": counts,
+            "tasks_repeatable": sum(1 for t in passk if t.status == "pass"),
+            "tasks_flaky": sum(1 for t in passk if t.gate_failed),
+            "tasks_insufficient": sum(1 for t in passk if t.pass_hat_k is None),
+            "config": config.provenance(),
+            "judge_axis": "disabled (L0/L1 never call a model)",
+        },
+    }
+
+
+@eval_group.command("list")
+@click.option("--session", default=None, help="Only grades of this session key or id.")
+@click.option("--rubric", default=None, help="Only grades of this rubric (trace-grader, cleo).")
+@click.option("--limit", type=int, default=None, help="At most this many, newest last.")
+@json_option
+def list_cmd(session: str | None, rubric: str | None, limit: int | None, as_json: bool) -> None:
+    """List past grades from the ledger (like `ct grade --list`).
+
+    Columns: time, session, rubric, verdict or letter grade, scored points, coverage, and
+    whether the thresholds were verified.
+    """
+    home = trail_home()
+    db, _ = queries.open_synced(home)
+    rows = ledger.sync(db, home)
+    if session:
+        rows = [
+            r
+            for r in rows
+            if session in (r.get("sessionKey"), r.get("sessionId"))
+            or str(r.get("sessionKey", "")).startswith(session)
+        ]
+    if rubric:
+        rows = [r for r in rows if r.get("rubric") == rubric]
+    if limit:
+        rows = rows[-limit:]
+    if as_json:
+        _dump(rows)
+        return
+    if not rows:
+        click.echo("No grades yet. Grade a session with `trail eval score --session ID`.")
+        return
+    click.echo(
+        f"{'TIME':20} {'SESSION':36} {'RUBRIC':12} {'VERDICT':26} {'SCORE':>9} "
+        f"{'COVER':>6} THRESHOLDS"
+    )
+    for r in rows:
+        cfg = r.get("config") or {}
+        verified = "—" if not cfg else ("verified" if cfg.get("verified") else "unverified")
+        pts = (
+            "n/a"
+            if r.get("maxScore") in (None, 0)
+            else f"{r.get('totalScore'):g}/{r.get('maxScore'):g}"
+        )
+        cov = r.get("coverage")
+        cov_s = "n/a" if cov is None else f"{100 * cov:.0f}%"
+        click.echo(
+            f"{str(r.get('timestamp'))[:19]:20} {str(r.get('sessionKey'))[:36]:36} "
+            f"{r.get('rubric')!s:12} {str(r.get('verdict'))[:26]:26} {pts:>9} "
+            f"{cov_s:>6} {verified}"
+        )
+
+
+@eval_group.command("passk")
+@click.option("--task", "tasks", multiple=True, help="Only this task label (repeatable).")
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="k (default: each task's own n, i.e. every recorded trial must deliver).",
+)
+@json_option
+@click.pass_context
+def passk_cmd(ctx: click.Context, tasks: tuple[str, ...], k: int | None, as_json: bool) -> None:
+    """pass^k per task label: C(c,k)/C(n,k) with each task's own n, and the all-k gate.
+
+    Runs are sessions labelled with `trail eval task`; a run counts as a trial only when its
+    outcome was recorded with `trail eval outcome` (unknown outcomes are listed, not counted).
+    n < k is "insufficient trials" (exit 4 unless something failed); a flaky or failing task
+    exits 3.
+    """
+    home = trail_home()
+    db, _ = queries.open_synced(home)
+    rows = passk_by_task(_label_runs(db, list(tasks) or None), k)
+    if tasks:
+        missing = [t for t in tasks if t not in {r.task for r in rows}]
+        if missing:
+            raise ScorerError(f"no sessions labelled with task {', '.join(missing)}")
+    if as_json:
+        _dump([r.as_dict() for r in rows])
+    else:
+        click.echo("\n".join(render_passk(rows)))
+    ctx.exit(exit_code([], rows))
+
+
+@eval_group.command("gate")
+@click.option("--session", "sessions", multiple=True, help="A session to gate (repeatable).")
+@click.option("--all-closed", is_flag=True, help="Gate every closed session.")
+@click.option("--level", "level", default=None, help="Levels to grade: L0,L1 (default both).")
+@click.option(
+    "--rubric", type=click.Choice(RUBRICS), default=None, help="Also grade with a rubric profile."
+)
+@config_option
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="k for pass^k of the gated sessions' tasks (default: each task's n).",
+)
+@click.option(
+    "--junit",
+    "junit",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write a JUnit XML report here (one test case per session and task).",
+)
+@json_option
+@click.pass_context
+def gate(
+    ctx: click.Context,
+    sessions: tuple[str, ...],
+    all_closed: bool,
+    level: str | None,
+    rubric: str | None,
+    config_path: str | None,
+    k: int | None,
+    junit: str | None,
+    as_json: bool,
+) -> None:
+    """CI gate: grade sessions, check pass^k of their tasks, exit with a code CI can act on.
+
+    Exit codes: 0 ok; 3 a corrupt-success run, a high-severity flag on a run of unknown
+    outcome, or a flaky/failing task; 4 insufficient data (coverage below eval.min_coverage,
+    or too few trials) when nothing failed; 1 a grader error (reported; that session gets no
+    grade). Grades are appended to GRADES.jsonl.
+    """
+    if not sessions and not all_closed:
+        raise click.UsageError("give --session ID (repeatable) or --all-closed")
+    home = trail_home()
+    config = load_grader_config(config_path)
+    settings = eval_settings(home)
+    db, _ = queries.open_synced(home)
+    levels = parse_levels(level)
+    idents = list(sessions)
+    if all_closed:
+        idents += [
+            r["key"]
+            for r in queries.list_sessions(db)
+            if r["state"] == "closed" and r["key"] not in idents
+        ]
+    cases: list[dict[str, Any]] = []
+    verdicts: list[str | None] = []
+    tasks: set[str] = set()
+    errors = 0
+    for ident in idents:
+        try:
+            grade, records = _grade_one(
+                db, home, ident, config, levels, rubric, None, None, settings
+            )
+        except ScorerError as exc:
+            errors += 1
+            cases.append(
+                {"name": ident, "class": "trail.session", "status": "error", "message": str(exc)}
+            )
+            click.echo(f"Error: {ident}: {exc}", err=True)
+            continue
+        ledger.append(home, records, db)
+        if grade.data.task:
+            tasks.add(grade.data.task)
+        for rec in records:
+            verdicts.append(rec["verdict"])
+            status = (
+                "failure"
+                if rec["verdict"] in GATE_VERDICTS
+                else "skipped"
+                if rec["verdict"] == NODATA
+                else "passed"
+            )
+            cases.append(
+                {
+                    "name": f"{rec['sessionKey']} [{rec['rubric']}]",
+                    "class": "trail.session",
+                    "status": status,
+                    "message": f"{rec['verdict']}; coverage {rec['coverage']}",
+                    "detail": "\n".join(rec["flags"]),
+                }
+            )
+    rows = passk_by_task(_label_runs(db, sorted(tasks)), k) if tasks else []
+    for t in rows:
+        status = "failure" if t.gate_failed else "skipped" if t.pass_hat_k is None else "passed"
+        cases.append(
+            {
+                "name": t.task,
+                "class": "trail.passk",
+                "status": status,
+                "message": f"pass^{t.k} = {t.pass_hat_k} ({t.status}; {t.c}/{t.n})",
+                "detail": "",
+            }
+        )
+    code = EXIT_ERROR if errors else exit_code(verdicts, rows)
+    if not idents:
+        code = EXIT_NODATA
+    if junit:
+        write_junit(junit, cases)
+    if as_json:
+        _dump({"exit_code": code, "cases": cases, "pass_k": [t.as_dict() for t in rows]})
+    else:
+        for c in cases:
+            click.echo(
+                f"{c['status'].upper():8} {c['class']:14} {c['name']}: {c.get('message', '')}"
+            )
+        if not idents:
+            click.echo("No sessions to gate.")
+        click.echo(RULE)
+        click.echo(f"gate exit code {code}")
+    ctx.exit(code)
+
+
+def write_junit(path: str, cases: Sequence[dict[str, Any]]) -> None:
+    suite = ET.Element(
+        "testsuite",
+        name="trail eval gate",
+        tests=str(len(cases)),
+        failures=str(sum(c["status"] == "failure" for c in cases)),
+        errors=str(sum(c["status"] == "error" for c in cases)),
+        skipped=str(sum(c["status"] == "skipped" for c in cases)),
+    )
+    for c in cases:
+        case = ET.SubElement(suite, "testcase", classname=c["class"], name=c["name"])
+        if c["status"] in ("failure", "error", "skipped"):
+            tag = {"failure": "failure", "error": "error", "skipped": "skipped"}[c["status"]]
+            el = ET.SubElement(case, tag, message=str(c.get("message", "")))
+            el.text = str(c.get("detail") or "")
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _label(ident: str, column: str, value: str | None) -> str:
+    db, _ = queries.open_synced()
+    meta = queries.resolve_session(db, ident)
+    key = str(meta["key"])
+    with db.conn:
+        db.conn.execute(
+            f"INSERT INTO session_labels (session_key, {column}, updated_at) VALUES (?,?,?) "
+            f"ON CONFLICT(session_key) DO UPDATE SET {column} = excluded.{column}, "
+            "updated_at = excluded.updated_at",
+            [key, value, now_iso()],
+        )
+    return key
+
+
+@eval_group.command("outcome")
+@click.argument("session")
+@click.argument("outcome", type=click.Choice(["pass", "fail", "unknown"]))
+def outcome_cmd(session: str, outcome: str) -> None:
+    """Record whether a session delivered its task: pass, fail (or unknown to clear it).
+
+    L1 verdicts use it (clean-pass / corrupt-success / fail need a known outcome), and
+    pass^k counts only runs with a recorded outcome.
+    """
+    key = _label(session, "outcome", None if outcome == "unknown" else outcome)
+    click.echo(f"{key}: outcome {outcome}")
+
+
+@eval_group.command("task")
+@click.argument("session")
+@click.argument("label")
+def task_cmd(session: str, label: str) -> None:
+    """Label a session as a run of task LABEL (pass^k groups runs by this label)."""
+    key = _label(session, "task", label)
+    click.echo(f"{key}: task {label}")
+
+
+@eval_group.command("self-test")
+@json_option
+@click.pass_context
+def self_test(ctx: click.Context, as_json: bool) -> None:
+    """Check the grader on seed 001's three fixture cases (shipped with trail).
+
+    T1-clean must be clean-pass with no flags; T2-corrupt corrupt-success with forbidden_tool
+    and retry_storm; T3-flaky must fail pass^3 (2 of 3 delivered). Exit 0 when all hold, 1
+    otherwise. (Grading the same file with `score --traces` exits 3.)
+    """
+    from scorers.selftest import run_self_test
+
+    report, checks = run_self_test()
+    ok = all(passed for _, passed in checks)
+    if as_json:
+        _dump({"ok": ok, "checks": [{"check": c, "ok": p} for c, p in checks], "report": report})
+    else:
+        click.echo(report)
+        click.echo(RULE)
+        for text, passed in checks:
+            click.echo(f"  [{'ok' if passed else 'FAIL'}] {text}")
+        click.echo("self-test: " + ("ALL PASS" if ok else "FAILED"))
+    ctx.exit(EXIT_OK if ok else EXIT_ERROR)

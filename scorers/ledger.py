@@ -1,0 +1,225 @@
+"""The grade ledger: ``$TRAIL_HOME/GRADES.jsonl`` (append-only, the source of truth) mirrored
+into the ``grades`` table of ``trail.db`` (rebuildable from the ledger at any time).
+
+Every entry carries seed 000's fields (sessionId, taskId, totalScore, maxScore, dimensions
+``{score, max, evidence}``, flags, timestamp, entryCount, evaluator) plus rubric, rubricVersion,
+coverage, percent, verdict, outcome, the thresholds' provenance (sha256, verified), the
+capability profile and every atom. ``totalScore`` / ``maxScore`` are summed over *scored*
+atoms only; ``coverage`` = maxScore / the rubric's full maximum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+from sqlite_utils import Database
+
+from scorers.atoms import Atom
+from scorers.grader_config import GraderConfig
+from scorers.grading import SessionGrade
+from scorers.rubric_cleo import RUBRIC_VERSION, CleoResult
+from trace_ingest.events import now_iso
+from trace_ingest.paths import ensure_home, grades_path
+from trace_ingest.store import append_lines
+
+L1_RUBRIC = "trace-grader"
+L1_RUBRIC_VERSION = "trail-L0L1/1 (seed 001 rules)"
+
+
+def grader_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"trail {version('trail')}"
+    except Exception:  # pragma: no cover - not installed
+        return "trail (unknown version)"
+
+
+def _grade_id(*parts: object) -> str:
+    return hashlib.blake2b(json.dumps(parts, default=str).encode(), digest_size=12).hexdigest()
+
+
+def _dimension(atom: Atom) -> dict[str, Any]:
+    return {
+        "score": atom.earned if atom.scored else None,
+        "max": atom.possible,
+        "evidence": list(atom.evidence),
+        "status": atom.status,
+        "reason": atom.reason,
+    }
+
+
+def _r(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def session_record(
+    grade: SessionGrade, config: GraderConfig, timestamp: str | None = None
+) -> dict[str, Any]:
+    """The L0/L1 ledger entry of one session."""
+    ts = timestamp or now_iso()
+    data = grade.data
+    atoms: list[Atom] = []
+    levels: dict[str, Any] = {}
+    main = None
+    if grade.l0 is not None:
+        atoms += grade.l0.atoms
+        levels["L0"] = {
+            "verdict": grade.l0.verdict,
+            **grade.l0.aggregate.as_dict(),
+            "facts": grade.l0.facts,
+        }
+        main = grade.l0.aggregate
+    verdict = grade.l0.verdict if grade.l0 is not None else None
+    flags: list[str] = []
+    findings: list[dict[str, Any]] = []
+    if grade.l1 is not None:
+        atoms += grade.l1.atoms
+        levels["L1"] = {
+            "verdict": grade.l1.verdict,
+            "flagVerdict": grade.l1.delivered_verdict,
+            **grade.l1.aggregate.as_dict(),
+        }
+        main = grade.l1.aggregate
+        verdict = grade.l1.verdict
+        for f in grade.l1.findings:
+            flags.append(f"{f.check} ({f.severity}): {f.detail}")
+            findings.append(f.as_dict())
+    assert main is not None
+    return {
+        "gradeId": _grade_id(data.key, L1_RUBRIC, ts),
+        "sessionId": data.session_id,
+        "sessionKey": data.key,
+        "harness": data.harness,
+        "taskId": data.task,
+        "rubric": L1_RUBRIC,
+        "rubricVersion": L1_RUBRIC_VERSION,
+        "levels": levels,
+        "verdict": verdict,
+        "outcome": "unknown" if data.outcome is None else data.outcome,
+        "totalScore": _r(main.earned),
+        "maxScore": _r(main.possible),
+        "percent": _r(None if main.score is None else 100 * main.score, 2),
+        "coverage": _r(main.coverage),
+        "dimensions": {a.check: _dimension(a) for a in atoms},
+        "flags": flags,
+        "findings": findings,
+        "timestamp": ts,
+        "entryCount": len(data.events),
+        "evaluator": "auto",
+        "config": config.provenance(),
+        "profile": grade.profile.as_dict(),
+        "atoms": [a.as_dict() for a in atoms],
+        "grader": grader_version(),
+    }
+
+
+def cleo_record(
+    grade: SessionGrade, cleo: CleoResult, timestamp: str | None = None
+) -> dict[str, Any]:
+    """The ``cleo`` rubric ledger entry of one session (seed 000's GradeResult + coverage)."""
+    ts = timestamp or now_iso()
+    data = grade.data
+    agg = cleo.aggregate
+    return {
+        "gradeId": _grade_id(data.key, "cleo", ts),
+        "sessionId": data.session_id,
+        "sessionKey": data.key,
+        "harness": data.harness,
+        "taskId": data.task,
+        "rubric": "cleo",
+        "rubricVersion": RUBRIC_VERSION,
+        "verdict": cleo.grade,
+        "grade": cleo.grade,
+        "outcome": "unknown" if data.outcome is None else data.outcome,
+        "totalScore": _r(agg.earned),
+        "maxScore": _r(agg.possible),
+        "rubricMax": _r(agg.total_possible),
+        "percent": cleo.percent,
+        "coverage": _r(agg.coverage),
+        "dimensions": cleo.dimensions,
+        "flags": [f.text for f in cleo.flags],
+        "findings": [f.as_dict() for f in cleo.flags],
+        "timestamp": ts,
+        "entryCount": cleo.entry_count,
+        "evaluator": "auto",
+        "opSource": cleo.stream.origin,
+        "opVisibility": {
+            "visible": sorted(cleo.stream.visible),
+            "blind": {k: v[1] for k, v in cleo.stream.blind.items()},
+        },
+        "profile": grade.profile.as_dict(),
+        "atoms": [a.as_dict() for a in cleo.atoms],
+        "grader": grader_version(),
+    }
+
+
+def append(home: str, records: list[dict[str, Any]], db: Database | None = None) -> None:
+    """Append records to the ledger (one write), then mirror them into SQLite."""
+    if not records:
+        return
+    ensure_home(home)
+    data = "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
+    append_lines(grades_path(home), data)
+    if db is not None and "grades" in db.table_names():
+        _insert(db, records)
+
+
+def read(home: str) -> list[dict[str, Any]]:
+    """Every ledger entry, oldest first (unparseable lines are skipped)."""
+    path = grades_path(home)
+    if not os.path.exists(path):
+        return []
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+    return out
+
+
+def _insert(db: Database, records: list[dict[str, Any]]) -> None:
+    rows = []
+    for r in records:
+        gid = r.get("gradeId") or _grade_id(r.get("sessionId"), r.get("rubric"), r.get("timestamp"))
+        raw = r.get("config")
+        config: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        rows.append(
+            [
+                gid,
+                r.get("sessionKey"),
+                r.get("sessionId"),
+                r.get("rubric"),
+                r.get("rubricVersion"),
+                r.get("verdict"),
+                r.get("totalScore"),
+                r.get("maxScore"),
+                r.get("coverage"),
+                config.get("sha256"),
+                None if config.get("verified") is None else int(bool(config["verified"])),
+                r.get("timestamp"),
+                json.dumps(r, default=str),
+            ]
+        )
+    with db.conn:
+        db.conn.executemany(
+            "INSERT OR IGNORE INTO grades (id, session_key, session_id, rubric, rubric_version,"
+            " verdict, total_score, max_score, coverage, config_sha256, config_verified,"
+            " timestamp, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+
+
+def sync(db: Database, home: str) -> list[dict[str, Any]]:
+    """Mirror the whole ledger into SQLite (idempotent) and return its entries."""
+    records = read(home)
+    if records and "grades" in db.table_names():
+        _insert(db, records)
+    return records

@@ -1,0 +1,352 @@
+"""L1 trace-grader (seed 001): five path rules over a run's steps, and the per-run verdict.
+
+Rules (parameters only in the grader config, scorers/data/trace-grader.yaml):
+
+- ``forbidden_tool`` (high): a step whose raw or canonical tool name is in ``forbidden_tools``,
+  or a shell step whose command matches ``forbidden_commands``;
+- ``out_of_order`` (medium): ``must_precede: [[A, B]]`` — a use of B with no earlier A in the
+  same agent's steps;
+- ``retry_storm`` (medium): more than ``retry_threshold`` consecutive failures of the same tool
+  in one agent's steps (needs per-step success: unscored on sources that lack it, RULE-04);
+- ``excessive_steps`` (low): more than ``step_budget`` steps;
+- ``edited_without_read`` (medium, gated by ``grounding.enabled``): an edit of a file that was
+  never read, written, or searched (the file or a folder above it) before, by any agent.
+
+Verdicts: ``fail`` (not delivered), ``corrupt-success`` (delivered and a high flag),
+``pass-with-warnings``, ``clean-pass``; with an unknown outcome ``flags-only: ...`` (never a pass).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorers.atoms import Aggregate, Atom, Severity, aggregate, flagged, level_verdict, passed
+from scorers.base import FnCheck, run_checks
+from scorers.completeness import Profile
+from scorers.grader_config import GraderConfig
+from scorers.steps import Run, Step, lanes
+
+LEVEL = "L1"
+EDIT_NAMES = frozenset({"edit", "Edit", "MultiEdit", "NotebookEdit"})
+GROUNDING_NAMES = frozenset(
+    {"read", "write", "search", "Read", "Write", "Grep", "Glob", "NotebookRead", "LS"}
+)
+SEARCH_NAMES = frozenset({"search", "Grep", "Glob", "LS"})
+SHELL_NAMES = frozenset({"shell", "Bash", "PowerShell"})
+
+VERDICTS = (
+    "clean-pass",
+    "pass-with-warnings",
+    "corrupt-success",
+    "fail",
+    "flags-only: clean",
+    "flags-only: warnings",
+    "flags-only: high-severity",
+    "insufficient-data",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One flag: a rule that fired at one step (seed 001's ``{check, severity, step, tool,
+    detail}``), plus the event it points to."""
+
+    check: str
+    severity: Severity
+    step: int | None
+    tool: str | None
+    event: str | None
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "severity": self.severity,
+            "step": self.step,
+            "tool": self.tool,
+            "event": self.event,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class L1Ctx:
+    run: Run
+    config: GraderConfig
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class L1Result:
+    run: Run
+    atoms: list[Atom]
+    findings: list[Finding]
+    verdict: str
+    delivered_verdict: str  # the verdict before the coverage rule
+    aggregate: Aggregate
+    config: GraderConfig
+
+    @property
+    def high(self) -> bool:
+        return any(f.severity == "high" for f in self.findings)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.run.task,
+            "run_id": self.run.run_id,
+            "outcome": self.run.outcome,
+            "delivered": self.run.delivered,
+            "step_count": len(self.run.steps),
+            "verdict": self.verdict,
+            "corrupt_success": self.verdict == "corrupt-success",
+            "flags": [f.as_dict() for f in self.findings],
+            **self.aggregate.as_dict(),
+            "config": self.config.provenance(),
+            "atoms": [a.as_dict() for a in self.atoms],
+        }
+
+
+# ───────────────────────────── rules: Run + config -> findings ─────────────────────────────
+
+
+def _command(step: Step) -> str | None:
+    args = step.args
+    if isinstance(args, dict):
+        cmd = args.get("command")
+        return cmd if isinstance(cmd, str) else None
+    return None
+
+
+def find_forbidden_tool(run: Run, cfg: GraderConfig) -> list[Finding]:
+    out: list[Finding] = []
+    for s in run.steps:
+        hit = next((n for n in s.names() if n in cfg.forbidden_tools), None)
+        if hit is not None:
+            out.append(
+                Finding(
+                    "forbidden_tool",
+                    "high",
+                    s.index,
+                    s.tool,
+                    s.event_id,
+                    f"forbidden tool '{hit}' used at step {s.index}",
+                )
+            )
+            continue
+        if cfg.forbidden_commands and (s.tool in SHELL_NAMES or s.canonical in SHELL_NAMES):
+            cmd = _command(s)
+            if cmd is None:
+                continue
+            for pat in cfg.forbidden_commands:
+                if pat.search(cmd):
+                    out.append(
+                        Finding(
+                            "forbidden_tool",
+                            "high",
+                            s.index,
+                            s.tool,
+                            s.event_id,
+                            f"forbidden command /{pat.pattern}/ at step {s.index}",
+                        )
+                    )
+                    break
+    return out
+
+
+def find_out_of_order(run: Run, cfg: GraderConfig) -> list[Finding]:
+    out: list[Finding] = []
+    if not cfg.must_precede:
+        return out
+    for lane in lanes(run.steps).values():
+        seen: set[str] = set()
+        for s in lane:
+            names = s.names()
+            for before, after in cfg.must_precede:
+                if after in names and before not in seen:
+                    out.append(
+                        Finding(
+                            "out_of_order",
+                            "medium",
+                            s.index,
+                            s.tool,
+                            s.event_id,
+                            f"'{after}' at step {s.index} not preceded by '{before}'",
+                        )
+                    )
+            seen.update(names)
+    return out
+
+
+def find_retry_storm(run: Run, cfg: GraderConfig) -> list[Finding]:
+    out: list[Finding] = []
+    thr = cfg.retry_threshold
+    for lane in lanes(run.steps).values():
+        i, n = 0, len(lane)
+        while i < n:
+            if lane[i].ok is False:
+                j = i
+                while j < n and lane[j].ok is False and lane[j].tool == lane[i].tool:
+                    j += 1
+                if j - i > thr:
+                    s = lane[i]
+                    out.append(
+                        Finding(
+                            "retry_storm",
+                            "medium",
+                            s.index,
+                            s.tool,
+                            s.event_id,
+                            f"'{s.tool}' failed {j - i}x in a row from step "
+                            f"{s.index} (> threshold {thr})",
+                        )
+                    )
+                i = j
+            else:
+                i += 1
+    return out
+
+
+def find_excessive_steps(run: Run, cfg: GraderConfig) -> list[Finding]:
+    n = len(run.steps)
+    if n > cfg.step_budget:
+        last = run.steps[-1]
+        return [
+            Finding(
+                "excessive_steps",
+                "low",
+                n,
+                None,
+                last.event_id,
+                f"{n} steps > budget {cfg.step_budget}",
+            )
+        ]
+    return []
+
+
+def _ancestors(path: str) -> list[str]:
+    out = []
+    parent = os.path.dirname(path)
+    while parent and parent != path:
+        out.append(parent)
+        path, parent = parent, os.path.dirname(parent)
+    return out
+
+
+def find_edited_without_read(run: Run, cfg: GraderConfig) -> list[Finding]:
+    """Grounding proxy, O(steps x path depth): files read/written and folders searched."""
+    out: list[Finding] = []
+    files: set[str] = set()
+    folders: set[str] = set()
+    for s in run.steps:
+        names = s.names()
+        path = s.path
+        if path is None:
+            continue
+        if any(n in EDIT_NAMES for n in names):
+            if path not in files and not any(a in folders for a in _ancestors(path)):
+                out.append(
+                    Finding(
+                        "edited_without_read",
+                        "medium",
+                        s.index,
+                        s.tool,
+                        s.event_id,
+                        f"edit of '{path}' at step {s.index}, never read, written "
+                        "or searched before",
+                    )
+                )
+            files.add(path)  # one flag per file: after the edit its content is known
+        elif any(n in GROUNDING_NAMES for n in names):
+            files.add(path)
+            if any(n in SEARCH_NAMES for n in names):
+                folders.add(path)
+    return out
+
+
+Finder = Callable[[Run, GraderConfig], list[Finding]]
+
+
+def _rule(
+    name: str,
+    severity: Severity,
+    requires: set[str],
+    finder: Finder,
+    cfg: GraderConfig,
+    disabled: str | None = None,
+) -> FnCheck[L1Ctx]:
+    def fn(ctx: L1Ctx) -> Atom:
+        found = finder(ctx.run, ctx.config)
+        ctx.findings.extend(found)
+        weight = ctx.config.weight(severity)
+        if not found:
+            return passed(
+                name,
+                LEVEL,
+                weight=weight,
+                severity=severity,
+                reason=f"{name}: no violation in {len(ctx.run.steps)} steps",
+            )
+        details = "; ".join(f.detail for f in found[:5])
+        more = f" (+{len(found) - 5} more)" if len(found) > 5 else ""
+        return flagged(
+            name,
+            LEVEL,
+            weight=weight,
+            severity=severity,
+            evidence=[f.event for f in found],
+            reason=details + more,
+        )
+
+    return FnCheck(name, LEVEL, severity, frozenset(requires), fn, cfg.weight(severity), disabled)
+
+
+def rules(cfg: GraderConfig) -> list[FnCheck[L1Ctx]]:
+    """The five rules with their requirements (looked up at call time, so tests can patch)."""
+    grounding_off = None if cfg.grounding_enabled else "disabled by config (grounding.enabled)"
+    return [
+        _rule("forbidden_tool", "high", {"tool_names"}, find_forbidden_tool, cfg),
+        _rule("out_of_order", "medium", {"tool_names"}, find_out_of_order, cfg),
+        _rule("retry_storm", "medium", {"tool_names", "success_flags"}, find_retry_storm, cfg),
+        _rule("excessive_steps", "low", {"tool_names"}, find_excessive_steps, cfg),
+        _rule(
+            "edited_without_read",
+            "medium",
+            {"tool_names", "tool_args"},
+            find_edited_without_read,
+            cfg,
+            grounding_off,
+        ),
+    ]
+
+
+# ───────────────────────────── verdicts ─────────────────────────────
+
+
+def run_verdict(delivered: bool | None, findings: Sequence[Finding]) -> str:
+    """Seed 001's verdict; with an unknown outcome, a flags-only verdict that says so."""
+    high = any(f.severity == "high" for f in findings)
+    if delivered is None:
+        if high:
+            return "flags-only: high-severity"
+        return "flags-only: warnings" if findings else "flags-only: clean"
+    if not delivered:
+        return "fail"
+    if high:
+        return "corrupt-success"
+    return "pass-with-warnings" if findings else "clean-pass"
+
+
+def grade_run(run: Run, cfg: GraderConfig, profile: Profile, min_coverage: float) -> L1Result:
+    """Grade one run. A found high-severity violation is not erased by low coverage; otherwise
+    coverage below ``min_coverage`` makes the verdict ``insufficient-data``."""
+    ctx = L1Ctx(run, cfg)
+    atoms = run_checks(rules(cfg), ctx, profile)
+    agg = aggregate(atoms)
+    verdict = base = run_verdict(run.delivered, ctx.findings)
+    low = level_verdict(agg, min_coverage)
+    if low and not any(f.severity == "high" for f in ctx.findings):
+        verdict = low
+    return L1Result(run, atoms, ctx.findings, verdict, base, agg, cfg)

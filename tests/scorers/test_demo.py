@@ -1,0 +1,37 @@
+"""`trail demo` as a new user runs it: record through the real hook, sync, show, grade."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.conftest import TRAIL
+
+
+def trail(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TRAIL, *args], capture_output=True, text=True, check=False)
+
+
+def test_demo_records_shows_and_grades_three_sessions(trail_home: Path) -> None:
+    done = trail("demo")
+    assert done.returncode == 0, done.stderr
+    sessions = json.loads(trail("sessions", "--json").stdout)
+    assert len(sessions) == 3
+    by_name = {s["session_id"].split("-")[1]: s for s in sessions}
+    assert by_name["failures"]["error_count"] == 3
+    assert by_name["failures"]["redaction_count"] == 2  # the generated token, in call and result
+    assert all(s["state"] == "closed" for s in sessions)
+    sub = json.loads(trail("show", by_name["subagent"]["session_id"], "--json").stdout)
+    kinds = [e["kind"] for e in sub["events"]]
+    assert {"subagent_start", "subagent_stop", "skill_loaded", "guide_loaded"} <= set(kinds)
+    assert "[REDACTED:github-token:" in done.stdout
+    ledger = [json.loads(line) for line in (trail_home / "GRADES.jsonl").read_text().splitlines()]
+    verdicts = {r["sessionId"].split("-")[1]: r["verdict"] for r in ledger}
+    assert verdicts == {
+        "clean": "clean-pass",
+        "failures": "corrupt-success",
+        "subagent": "clean-pass",
+    }
+    assert "corrupt-success" in done.stdout
+    assert not (trail_home / "hook-errors.log").exists()

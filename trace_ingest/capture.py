@@ -1,0 +1,75 @@
+"""What every event goes through before it is written: bound, scrub, cut.
+
+Shared by the hook (``hooks/entry.py``) and the importers, so an event means the same thing
+whichever way it arrived. Hot-path safe: standard library only, no ``re``.
+
+1. ``bound``: strings are shortened to ``max_field_chars`` plus ``SCRUB_MARGIN``, so a huge
+   field costs little to scrub while a secret straddling the cut is still recognised
+   (scrubbing.md §3.3: scrub before truncating);
+2. the scrubber redacts the whole event (``v`` and ``id`` excepted: they are trail's own);
+3. ``cut``: strings longer than the limit are cut, never inside a redaction tag, with the
+   marker ``…[trail: truncated, N+ chars cut]``; ``truncated`` maps field paths to chars cut.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from trace_ingest.scrub import Scrubber
+
+SCRUB_MARGIN = 4096
+TAG_OPEN = "[REDACTED:"
+_MAX_TAG = 64
+
+
+def bound(value: Any, limit: int) -> Any:
+    """Shorten every string in ``value`` to ``limit`` characters (before scrubbing)."""
+    if isinstance(value, str):
+        return value[:limit] if len(value) > limit else value
+    if isinstance(value, dict):
+        return {k: bound(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [bound(v, limit) for v in value]
+    return value
+
+
+def cut(value: Any, limit: int, path: str, cuts: dict[str, int]) -> Any:
+    """Cut scrubbed strings to ``limit`` chars, never inside a redaction tag, with a marker."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        end = limit
+        start = value.rfind(TAG_OPEN, max(0, end - _MAX_TAG), end)
+        if start != -1:  # keep the whole tag, or drop it whole
+            close = value.find("]", start)
+            end = close + 1 if close != -1 and close - start < _MAX_TAG else start
+        removed = len(value) - end
+        cuts[path or "."] = cuts.get(path or ".", 0) + removed
+        return value[:end] + f"…[trail: truncated, {removed}+ chars cut]"
+    if isinstance(value, dict):
+        return {k: cut(v, limit, f"{path}.{k}" if path else k, cuts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cut(v, limit, f"{path}[{i}]", cuts) for i, v in enumerate(value)]
+    return value
+
+
+def finish(event: Mapping[str, Any], scrubber: Scrubber, limit: int) -> dict[str, Any]:
+    """Scrub one event and bound its fields; adds ``redactions`` / ``truncated`` when any.
+
+    Raises whatever the scrubber raises: the caller must then write no part of the event.
+    """
+    cuts: dict[str, int] = {}
+    body = {k: v for k, v in event.items() if k not in ("v", "id")}
+    clean, counts = scrubber.scrub_value(bound(body, limit + SCRUB_MARGIN))
+    if not isinstance(clean, dict):  # pragma: no cover - the scrubber keeps shapes
+        raise TypeError("the scrubber changed the event's shape")
+    out: dict[str, Any] = {"v": event["v"], "id": event["id"]}
+    out.update(cut(clean, limit, "", cuts))
+    if counts:
+        out["redactions"] = dict(counts)
+    if cuts:
+        out["truncated"] = cuts
+    return out
