@@ -83,11 +83,28 @@ def demo() -> None:
     graded = []
     for row in rows:
         [record] = grade_session(str(row["key"]), outcome="pass", home=home)
-        graded.append({"key": row["key"], "verdict": record["verdict"],
-                       "score": f"{record['totalScore']:g}/{record['maxScore']:g}",
-                       "coverage": f"{record['coverage']:.0%}",
-                       "flags": ", ".join(f.split(":")[0] for f in record["flags"]) or "-"})
-    click.echo(table(graded, [("key", "SESSION"), ("verdict", "VERDICT"), ("score", "L1 SCORE"),
-                              ("coverage", "COVERAGE"), ("flags", "FLAGS")]))
-    click.echo("\nnext: trail sessions | trail show SESSION | trail eval score --session SESSION"
-               " | trail doctor")
+        graded.append(
+            {
+                "key": row["key"],
+                "verdict": record["verdict"],
+                "score": f"{record['totalScore']:g}/{record['maxScore']:g}",
+                "coverage": f"{record['coverage']:.0%}",
+                "flags": ", ".join(f.split(":")[0] for f in record["flags"]) or "-",
+            }
+        )
+    click.echo(
+        table(
+            graded,
+            [
+                ("key", "SESSION"),
+                ("verdict", "VERDICT"),
+                ("score", "L1 SCORE"),
+                ("coverage", "COVERAGE"),
+                ("flags", "FLAGS"),
+            ],
+        )
+    )
+    click.echo(
+        "\nnext: trail sessions | trail show SESSION | trail eval score --session SESSION"
+        " | trail doctor"
+    )

@@ -18,7 +18,7 @@ from scorers.completeness import Profile, session_profile
 from scorers.grader_config import GraderConfig
 from scorers.l0 import DEFAULT_IDLE_GAP_SECONDS, L0Result, grade_l0
 from scorers.rubric_cleo import CleoResult, grade_cleo
-from scorers.steps import Pairing, Run, pair_events
+from scorers.steps import RESULT_KINDS, Pairing, Run, pair_events
 from scorers.trace_grader import L1Result, grade_run
 from telemetry import queries
 from trace_ingest.config import load_config
@@ -126,6 +126,20 @@ def load_session(db: Database, ident: str, home: str) -> SessionData:
     )
 
 
+SOURCE_PREFERENCE = ("hook", "transcript")
+
+
+def primary_events(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events with the tool events of one source only: hooks when the session has any, else
+    the transcript (single-source sessions come back unchanged)."""
+    tool_kinds = {"tool_call", *RESULT_KINDS}
+    sources = {e.get("source") for e in events if e.get("kind") in tool_kinds}
+    if len(sources) <= 1:
+        return list(events)
+    chosen = next((s for s in SOURCE_PREFERENCE if s in sources), sorted(map(str, sources))[0])
+    return [e for e in events if e.get("kind") not in tool_kinds or e.get("source") == chosen]
+
+
 def parse_levels(text: str | None) -> tuple[str, ...]:
     if not text:
         return LEVELS
@@ -152,7 +166,9 @@ def grade_events(
     """Grade one session's events. Raises ScorerError when a check crashes."""
     if rubric is not None and rubric not in RUBRICS:
         raise ScorerError(f"unknown rubric {rubric!r}; known: {', '.join(RUBRICS)}")
-    pairing = pair_events(data.events)
+    # A session seen by hooks and by an importer holds each action twice (ROADMAP item 1):
+    # behaviour is graded on one source (hooks first); L0 compares the two.
+    pairing = pair_events(primary_events(data.events))
     attached: dict[str, str] = {}
     if data.outcome is not None:
         attached["task_outcome"] = "trail eval outcome"

@@ -4,8 +4,9 @@ Facts (not scores): counts by kind, source and tool; call/result pairing; errors
 rate; durations; the session's time span and idle gaps; hook errors; redactions and
 truncations; the capability profile. Integrity atoms (scored, L0 score = trace integrity, not
 agent behaviour): every call has its result, no hook errors during the session, no damaged
-(malformed / unscrubbable) events, and hook/transcript agreement (unscored until importers
-give a second source).
+(malformed / unscrubbable) events, and hook/transcript agreement (scored when a session has
+both hook events and an imported transcript: calls one source saw and the other did not, and
+calls whose success they disagree on).
 """
 
 from __future__ import annotations
@@ -151,13 +152,20 @@ def facts(ctx: L0Ctx, idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS) -> dic
             "by_rule": dict(redactions.most_common()),
         },
         "truncated_events": truncated,
-        "disagreements": {
-            "status": "unscored",
-            "reason": "no importer source: hook/transcript comparison needs a "
-            "transcript imported for the same session",
-        },
+        "disagreements": _agreement_fact(ctx),
         "profile": ctx.profile.as_dict(),
     }
+
+
+def _agreement_fact(ctx: L0Ctx) -> dict[str, Any]:
+    sources = {str(e.get("source")) for e in ctx.events}
+    if not {"hook", "transcript"} <= sources:
+        return {
+            "status": "unscored",
+            "reason": "needs both hook events and an imported transcript of the session",
+        }
+    atom = _disagreement(ctx)
+    return {"status": atom.status, "reason": atom.reason}
 
 
 def _pairing(ctx: L0Ctx) -> Atom:
@@ -214,11 +222,59 @@ def _damaged(ctx: L0Ctx) -> Atom:
     )
 
 
-def _disagreement(ctx: L0Ctx) -> Atom:  # pragma: no cover - never called while unscored
-    raise NotImplementedError
+def _calls_by_source(events: Sequence[dict[str, Any]], source: str) -> dict[str, dict[str, Any]]:
+    """call_id -> {"call": event id, "ok": the result's ok} for one source's tool events."""
+    out: dict[str, dict[str, Any]] = {}
+    for ev in events:
+        cid = ev.get("call_id")
+        if ev.get("source") != source or not cid:
+            continue
+        entry = out.setdefault(str(cid), {"call": None, "ok": None, "ids": []})
+        entry["ids"].append(str(ev.get("id")))
+        if ev.get("kind") == "tool_call":
+            entry["call"] = ev.get("id")
+        elif ev.get("kind") in RESULT_KINDS:
+            entry["ok"] = ev.get("ok")
+    return out
 
 
-def checks(has_hook_source: bool) -> list[FnCheck[L0Ctx]]:
+def _disagreement(ctx: L0Ctx) -> Atom:
+    """Hooks and the transcript saw the same session: do they agree on the tool calls?"""
+    hook = _calls_by_source(ctx.events, "hook")
+    transcript = _calls_by_source(ctx.events, "transcript")
+    both = set(hook) | set(transcript)
+    if not both:
+        return passed("l0.transcript_agreement", LEVEL, weight=1.0, reason="no tool calls")
+    only_transcript = sorted(set(transcript) - set(hook))
+    only_hook = sorted(set(hook) - set(transcript))
+    outcome = sorted(
+        c
+        for c in set(hook) & set(transcript)
+        if None not in (hook[c]["ok"], transcript[c]["ok"]) and hook[c]["ok"] != transcript[c]["ok"]
+    )
+    bad = set(only_transcript) | set(only_hook) | set(outcome)
+    evidence = [i for c in sorted(bad) for i in (hook.get(c) or transcript[c])["ids"]]
+    parts = []
+    if only_transcript:
+        parts.append(f"{len(only_transcript)} call(s) in the transcript the hooks never saw")
+    if only_hook:
+        parts.append(f"{len(only_hook)} hook call(s) missing from the transcript")
+    if outcome:
+        parts.append(f"{len(outcome)} call(s) whose success the two sources disagree on")
+    return graded(
+        "l0.transcript_agreement",
+        LEVEL,
+        earned=(len(both) - len(bad)) / len(both),
+        possible=1.0,
+        ok=not bad,
+        severity="low",
+        fail_status="warn",
+        evidence=evidence,
+        reason="; ".join(parts) or f"hooks and transcript agree on all {len(both)} tool calls",
+    )
+
+
+def checks(has_hook_source: bool, has_transcript: bool = False) -> list[FnCheck[L0Ctx]]:
     return [
         FnCheck("l0.pairing", LEVEL, "low", frozenset({"call_ids", "tool_results"}), _pairing),
         FnCheck(
@@ -236,7 +292,9 @@ def checks(has_hook_source: bool) -> list[FnCheck[L0Ctx]]:
             "low",
             frozenset(),
             _disagreement,
-            disabled_reason="no importer source: nothing to compare the hook events with",
+            disabled_reason=None
+            if has_hook_source and has_transcript
+            else "needs both hook events and an imported transcript of the same session",
         ),
     ]
 
@@ -251,7 +309,8 @@ def grade_l0(
 ) -> L0Result:
     ctx = L0Ctx(events, pairing, profile, hook_errors)
     has_hook = any(s.endswith("/hook") for s in profile.sources)
-    atoms = run_checks(checks(has_hook), ctx, profile)
+    has_transcript = any(s.endswith("/transcript") for s in profile.sources)
+    atoms = run_checks(checks(has_hook, has_transcript), ctx, profile)
     agg = aggregate(atoms)
     verdict = level_verdict(agg, min_coverage) or (
         "complete" if agg.earned >= agg.possible else "gaps"

@@ -41,7 +41,7 @@ def apply(db: Database, key: str, trace_path: str, new_events: list[dict[str, An
     before = conn.execute("SELECT event_count FROM sessions WHERE key = ?", [key]).fetchone()
     _store_redactions(conn, key, new_events)
     agg = conn.execute(
-        "SELECT count(*), sum(kind = 'tool_error' OR ok = 0), min(received_at), max(received_at)"
+        "SELECT count(*), sum(kind = 'tool_error' OR ok = 0), min(ts), max(ts)"
         " FROM events WHERE session_key = ?",
         [key],
     ).fetchone()
@@ -54,8 +54,10 @@ def apply(db: Database, key: str, trace_path: str, new_events: list[dict[str, An
     close_reason = row.get("close_reason")
     reopens = int(row.get("reopen_count") or 0)
     last = to_epoch(row.get("last_event_at"))
-    for ev in sorted(new_events, key=lambda e: str(e.get("received_at") or "")):
-        t = to_epoch(ev.get("received_at"))
+    # Event time, not arrival time: an imported session keeps the times it happened at, and
+    # importing a transcript of a closed session does not reopen it.
+    for ev in sorted(new_events, key=lambda e: str(e.get("ts") or "")):
+        t = to_epoch(ev.get("ts"))
         if t is None:
             continue
         closed_epoch = to_epoch(closed_at)

@@ -119,3 +119,9 @@ def m002_grades(db: Database) -> None:
         pk="id",
     )
     db.table("grades").create_index(["session_key", "timestamp"])
+
+
+@migrations()
+def m003_events_by_time(db: Database) -> None:
+    # Sessions and timelines are ordered by event time (ts), which importers set in the past.
+    db.table("events").create_index(["session_key", "ts"])

@@ -72,9 +72,10 @@ def resolve_session(db: Database, ident: str) -> dict[str, Any]:
 
 
 def session_events(db: Database, key: str) -> list[dict[str, Any]]:
-    """Every event of a session in arrival order, as stored (the full schema-v1 dicts)."""
+    """Every event of a session in time order (then arrival order), as stored (schema v1)."""
     rows = db.execute(
-        "SELECT body FROM events WHERE session_key = ? ORDER BY received_at, file_offset", [key]
+        "SELECT body FROM events WHERE session_key = ? ORDER BY ts, received_at, file_offset",
+        [key],
     ).fetchall()
     return [orjson.loads(r[0]) for r in rows]
 
