@@ -1,4 +1,5 @@
-"""No secret reaches disk: the labelled corpus through the real hook, then everywhere on disk."""
+"""No secret reaches disk: the labelled corpus through the real hook and the importer, then
+every byte of every file under the data dir, SQLite included."""
 
 from __future__ import annotations
 
@@ -75,6 +76,19 @@ def payloads(samples: list[Sample]) -> list[dict[str, Any]]:
     return out
 
 
+def leaked_samples(disk: bytes, samples: list[Sample]) -> list[tuple[str, str]]:
+    """Samples any 12-character piece of whose secrets is on disk, raw or JSON-escaped."""
+    leaks = []
+    for sample in samples:
+        for secret in sample.secrets:
+            window = min(12, len(secret))
+            pieces = {secret[i : i + window] for i in range(len(secret) - window + 1)}
+            escaped = {json.dumps(p)[1:-1] for p in pieces}
+            if any(p.encode() in disk for p in pieces | escaped):
+                leaks.append((sample.family, sample.context))
+    return leaks
+
+
 def everything_on_disk(home: Path) -> bytes:
     return b"\n".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
 
@@ -90,13 +104,80 @@ def test_corpus_through_the_real_hook_leaves_no_secret_on_disk(trail_home: Path)
     assert subprocess.run([TRAIL, "sync"], capture_output=True, check=False).returncode == 0
     disk = everything_on_disk(trail_home)
     assert (trail_home / "trail.db").exists() and b"e2e-secrets" in disk
-    leaks = []
-    for sample in positives:
-        for secret in sample.secrets:
-            window = min(12, len(secret))
-            pieces = {secret[i : i + window] for i in range(len(secret) - window + 1)}
-            escaped = {json.dumps(p)[1:-1] for p in pieces}
-            if any(p.encode() in disk for p in pieces | escaped):
-                leaks.append((sample.family, sample.context))
+    leaks = leaked_samples(disk, positives)
     assert leaks == [], f"{len(leaks)} secrets reached disk: {leaks[:10]}"
     assert not (trail_home / "hook-errors.log").exists()
+
+
+def transcript_lines(samples: list[Sample]) -> list[dict[str, Any]]:
+    """A Claude Code transcript (harnesses.md §1.7) carrying the samples in prompts, tool
+    inputs and tool results."""
+    sid = "e2e-transcript"
+    lines: list[dict[str, Any]] = []
+    for n, sample in enumerate(samples):
+        stamp = f"2026-01-05T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+        head = {"sessionId": sid, "timestamp": stamp, "cwd": "/work"}
+        if n % 3 == 0:
+            lines.append(
+                {
+                    **head,
+                    "type": "user",
+                    "uuid": f"p{n}",
+                    "message": {"role": "user", "content": as_text(sample.value)},
+                }
+            )
+        elif n % 3 == 1:
+            lines.append(
+                {
+                    **head,
+                    "type": "assistant",
+                    "uuid": f"a{n}",
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": f"toolu_{n}",
+                                "name": "Bash",
+                                "input": {"command": sample.value},
+                            }
+                        ],
+                    },
+                }
+            )
+        else:
+            lines.append(
+                {
+                    **head,
+                    "type": "user",
+                    "uuid": f"r{n}",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": f"toolu_{n}",
+                                "content": as_text(sample.value),
+                            }
+                        ],
+                    },
+                }
+            )
+    return lines
+
+
+def test_corpus_through_the_importer_leaves_no_secret_on_disk(
+    trail_home: Path, tmp_path: Path
+) -> None:
+    positives = [s for s in corpus(seed=777, per_cell=1) if s.kind != "negative"]
+    path = tmp_path / "e2e-transcript.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in transcript_lines(positives)) + "\n")
+    done = subprocess.run(
+        [TRAIL, "import", "claude-code", str(path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert subprocess.run([TRAIL, "sync"], capture_output=True, check=False).returncode == 0
+    disk = everything_on_disk(trail_home)
+    assert b"e2e-transcript" in disk and (trail_home / "trail.db").exists()
+    leaks = leaked_samples(disk, positives)
+    assert leaks == [], f"{len(leaks)} secrets reached disk: {leaks[:10]}"
