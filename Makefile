@@ -24,8 +24,11 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/hook_latency.py
 	$(BIN)/python bench/sync_throughput.py
+	$(BIN)/python bench/scrub.py
+	$(BIN)/python bench/score_throughput.py
 
 clean:
 	rm -rf $(VENV) .demo-home .pytest_cache .mypy_cache .ruff_cache
