@@ -18,8 +18,10 @@ HEADER = (
 
 
 def machine() -> str:
-    return (f"{time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, "
-            f"{platform.machine()}, {sys.platform}")
+    return (
+        f"{time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, "
+        f"{platform.machine()}, {sys.platform}"
+    )
 
 
 def write_section(title: str, body: str) -> None:

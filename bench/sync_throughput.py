@@ -75,11 +75,27 @@ def rows_of(home: str) -> list[tuple[object, ...]]:
         for line in path.read_bytes().split(b"\n")[:-1]:
             ev = orjson.loads(line)
             ok = ev.get("ok")
-            rows.append((ev["id"], key, ev["harness"], ev["source"], ev["kind"], ev["ts"],
-                         ev["received_at"], ev.get("hook_event"), ev.get("tool_name"),
-                         ev.get("tool"), ev.get("call_id"), ev.get("path"),
-                         None if ok is None else int(ok), ev.get("duration_ms"),
-                         ev.get("agent_id"), offset, line.decode()))
+            rows.append(
+                (
+                    ev["id"],
+                    key,
+                    ev["harness"],
+                    ev["source"],
+                    ev["kind"],
+                    ev["ts"],
+                    ev["received_at"],
+                    ev.get("hook_event"),
+                    ev.get("tool_name"),
+                    ev.get("tool"),
+                    ev.get("call_id"),
+                    ev.get("path"),
+                    None if ok is None else int(ok),
+                    ev.get("duration_ms"),
+                    ev.get("agent_id"),
+                    offset,
+                    line.decode(),
+                )
+            )
             offset += len(line) + 1
     return rows
 
@@ -121,8 +137,12 @@ def bench_memory(sizes: list[int]) -> list[tuple[int, int, int]]:
         with path.open("w") as fh:
             for start in range(0, n, 5000):
                 fh.write(make_lines(min(5000, n - start), f"one-{start}"))
-        done = subprocess.run([sys.executable, "-c", MEMORY_PROBE, home, str(ROOT)],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", MEMORY_PROBE, home, str(ROOT)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         events, rss_kb = map(int, done.stdout.split())
         out.append((n, os.path.getsize(path) // (1024 * 1024), rss_kb // 1024))
         assert events == n

@@ -19,23 +19,33 @@ from telemetry import queries
 from trace_ingest.events import now_iso
 from trace_ingest.paths import trail_home
 
+LABEL_COLUMNS = ("outcome", "task")
+
+
+def set_label(ident: str, column: str, value: str | None, home: str | None = None) -> str:
+    """Set (or, with None, clear) a session's ``outcome`` or ``task``; returns its key."""
+    if column not in LABEL_COLUMNS:  # the column name is spliced into SQL below
+        raise ValueError(f"unknown label {column!r}")
+    db, _ = queries.open_synced(home)
+    key = str(queries.resolve_session(db, ident)["key"])
+    with db.conn:
+        db.conn.execute(
+            f"INSERT INTO session_labels (session_key, {column}, updated_at) VALUES (?,?,?)"
+            f" ON CONFLICT(session_key) DO UPDATE SET {column} = excluded.{column},"
+            " updated_at = excluded.updated_at",
+            [key, value, now_iso()],
+        )
+    return key
+
 
 def label_session(
     ident: str, *, outcome: str | None = None, task: str | None = None, home: str | None = None
 ) -> str:
     """Record a session's outcome (pass / fail) and / or task label; returns its key."""
-    db, _ = queries.open_synced(home)
-    key = str(queries.resolve_session(db, ident)["key"])
-    with db.conn:
-        for column, value in (("outcome", outcome), ("task", task)):
-            if value is None:
-                continue
-            db.conn.execute(
-                f"INSERT INTO session_labels (session_key, {column}, updated_at) VALUES (?,?,?)"
-                f" ON CONFLICT(session_key) DO UPDATE SET {column} = excluded.{column},"
-                " updated_at = excluded.updated_at",
-                [key, value, now_iso()],
-            )
+    key = ident
+    for column, value in (("outcome", outcome), ("task", task)):
+        if value is not None:
+            key = set_label(ident, column, value, home)
     return key
 
 

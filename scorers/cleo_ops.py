@@ -27,11 +27,11 @@ import shlex
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from scorers.completeness import Gap, GapKind, Profile
 from scorers.steps import Step
+from telemetry.lifecycle import to_epoch
 from trace_ingest.errors import ScorerError
 
 VISIBILITY = ("queries", "mutations", "params", "errors", "gateway")
@@ -330,12 +330,9 @@ def tool_stream(
 
 
 def _epoch(stamp: str | None) -> float:
-    if not stamp:
-        return float("inf")
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00").replace(" ", "T")).timestamp()
-    except ValueError:
-        return float("inf")
+    """Event time for ordering; undated operations sort last."""
+    t = to_epoch(stamp)
+    return float("inf") if t is None else t
 
 
 def _json_obj(value: Any) -> dict[str, Any]:

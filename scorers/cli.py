@@ -19,6 +19,7 @@ import click
 from sqlite_utils import Database
 
 from scorers import cleo_ops, ledger
+from scorers.api import set_label
 from scorers.grader_config import GraderConfig, load_grader_config
 from scorers.grading import (
     RUBRICS,
@@ -527,20 +528,6 @@ def write_junit(path: str, cases: Sequence[dict[str, Any]]) -> None:
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def _label(ident: str, column: str, value: str | None) -> str:
-    db, _ = queries.open_synced()
-    meta = queries.resolve_session(db, ident)
-    key = str(meta["key"])
-    with db.conn:
-        db.conn.execute(
-            f"INSERT INTO session_labels (session_key, {column}, updated_at) VALUES (?,?,?) "
-            f"ON CONFLICT(session_key) DO UPDATE SET {column} = excluded.{column}, "
-            "updated_at = excluded.updated_at",
-            [key, value, now_iso()],
-        )
-    return key
-
-
 @eval_group.command("outcome")
 @click.argument("session")
 @click.argument("outcome", type=click.Choice(["pass", "fail", "unknown"]))
@@ -550,7 +537,7 @@ def outcome_cmd(session: str, outcome: str) -> None:
     L1 verdicts use it (clean-pass / corrupt-success / fail need a known outcome), and
     pass^k counts only runs with a recorded outcome.
     """
-    key = _label(session, "outcome", None if outcome == "unknown" else outcome)
+    key = set_label(session, "outcome", None if outcome == "unknown" else outcome)
     click.echo(f"{key}: outcome {outcome}")
 
 
@@ -559,7 +546,7 @@ def outcome_cmd(session: str, outcome: str) -> None:
 @click.argument("label")
 def task_cmd(session: str, label: str) -> None:
     """Label a session as a run of task LABEL (pass^k groups runs by this label)."""
-    key = _label(session, "task", label)
+    key = set_label(session, "task", label)
     click.echo(f"{key}: task {label}")
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlite_utils import Database
@@ -21,6 +20,7 @@ from scorers.rubric_cleo import CleoResult, grade_cleo
 from scorers.steps import RESULT_KINDS, Pairing, Run, pair_events
 from scorers.trace_grader import L1Result, grade_run
 from telemetry import queries
+from telemetry.lifecycle import to_epoch
 from trace_ingest.config import load_config
 from trace_ingest.errors import ScorerError
 from trace_ingest.store import read_errors
@@ -68,17 +68,8 @@ def eval_settings(home: str) -> dict[str, Any]:
     }
 
 
-def _epoch(stamp: Any) -> float | None:
-    if not isinstance(stamp, str) or not stamp:
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 def window_of(events: Sequence[dict[str, Any]]) -> tuple[float, float] | None:
-    stamps = [t for e in events if (t := _epoch(e.get("received_at") or e.get("ts")))]
+    stamps = [t for e in events if (t := to_epoch(e.get("received_at") or e.get("ts")))]
     return (min(stamps), max(stamps)) if stamps else None
 
 
@@ -93,7 +84,7 @@ def hook_errors_during(
     lo, hi = window[0] - WINDOW_MARGIN_S, window[1] + WINDOW_MARGIN_S
     out = []
     for entry in read_errors(home, limit=HOOK_ERROR_SCAN):
-        t = _epoch(entry.get("ts"))
+        t = to_epoch(entry.get("ts"))
         if t is not None and lo <= t <= hi and entry.get("harness") in (harness, None):
             out.append(dict(entry))
     return out

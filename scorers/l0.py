@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
@@ -22,6 +21,7 @@ from scorers.atoms import Aggregate, Atom, aggregate, flagged, graded, level_ver
 from scorers.base import FnCheck, run_checks
 from scorers.completeness import Profile
 from scorers.steps import RESULT_KINDS, Pairing
+from telemetry.lifecycle import to_epoch
 
 LEVEL = "L0"
 DEFAULT_IDLE_GAP_SECONDS = 300.0
@@ -51,15 +51,6 @@ class L0Result:
         }
 
 
-def _epoch(stamp: Any) -> float | None:
-    if not isinstance(stamp, str) or not stamp:
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -79,7 +70,7 @@ def facts(ctx: L0Ctx, idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS) -> dic
         if e.get("kind") in RESULT_KINDS and isinstance(e.get("duration_ms"), int | float)
     ]
     stamped = sorted(
-        (t, str(e.get("id"))) for e in events if (t := _epoch(e.get("ts"))) is not None
+        (t, str(e.get("id"))) for e in events if (t := to_epoch(e.get("ts"))) is not None
     )
     gaps = [
         (b[0] - a[0], a[1], b[1]) for a, b in pairwise(stamped) if b[0] - a[0] > idle_gap_seconds

@@ -21,9 +21,9 @@ from trace_ingest.events import now_iso
 REOPEN_GRACE_SECONDS = 10.0
 
 
-def to_epoch(stamp: str | None) -> float | None:
+def to_epoch(stamp: object) -> float | None:
     """Seconds since the epoch for an ISO 8601 time; None when absent or unparseable."""
-    if not stamp:
+    if not isinstance(stamp, str) or not stamp:
         return None
     try:
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
