@@ -86,6 +86,7 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest.config",
         "trace_ingest.capabilities",
         "trace_ingest.scrub",
+        "trace_ingest.scrub_rules",
         "trace_ingest.fastjson",
         "trace_ingest.capture",
         "trace_ingest.tools",
