@@ -29,10 +29,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]' --config-settings editable_mode=compat \
 	  || $(BIN)/python -m pip install --quiet -e '.[bench]'
-	$(BIN)/python bench/hook_latency.py
-	$(BIN)/python bench/sync_throughput.py
-	$(BIN)/python bench/scrub.py
-	$(BIN)/python bench/score_throughput.py
+	status=0; \
+	for script in hook_latency sync_throughput scrub score_throughput; do \
+	  $(BIN)/python bench/$$script.py || status=1; \
+	done; exit $$status
 
 clean:
 	rm -rf $(VENV) .demo-home .pytest_cache .mypy_cache .ruff_cache

@@ -1,7 +1,7 @@
 """The hook entry point: ``trail hook <harness>`` — the hot path (ARCHITECTURE.md).
 
 Runs inside the agent on every tool call, so it imports only the standard library and the
-modules it needs (enforced by tests/hooks/test_hook_imports.py), reads stdin, normalizes,
+modules it needs (enforced by tests/hooks/test_entry.py), reads stdin, normalizes,
 scrubs, appends with one ``write()``, and exits 0 with nothing on stdout, whatever happens.
 Its own failures go to ``$TRAIL_HOME/hook-errors.log``, which ``trail doctor`` reports.
 """
@@ -114,7 +114,7 @@ def _record(home: str, harness: str, stdin: Any) -> None:
         )
         return
     events = _normalize(harness, payload, received_at, digest)
-    _write(home, harness, events, capture, received_at, raw)
+    _write(home, harness, events, capture, received_at)
 
 
 def _normalize(harness: str, payload: dict[str, Any], received_at: str, digest: str) -> list[Event]:
@@ -143,7 +143,6 @@ def _write(
     events: list[Event],
     capture: dict[str, Any],
     received_at: str,
-    raw: bytes,
 ) -> None:
     limit = int(capture["max_field_chars"])
     try:
@@ -225,7 +224,7 @@ def _write_stub(
     if preview is not None:
         extra["preview"] = preview[:2000]
     ev["extra"] = extra
-    _write(home, harness, [ev], {"max_field_chars": 4000}, received_at, raw)
+    _write(home, harness, [ev], {"max_field_chars": 4000}, received_at)
 
 
 def _read(stdin: Any, limit: int) -> bytes:
