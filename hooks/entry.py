@@ -145,6 +145,7 @@ def _write(
     received_at: str,
 ) -> None:
     limit = int(capture["max_field_chars"])
+    ensure_home(home)  # before scrubbing, so the scrubber can keep its regex cache there
     try:
         scrubber = _scrubber(home, harness)
         lines = [to_line(finish(ev, scrubber, limit)) for ev in events]
@@ -155,7 +156,7 @@ def _write(
             to_line(_scrub_failed_stub(ev, received_at, str(type(exc).__name__))) for ev in events
         ]
     key = _key(home, harness, events[0].get("session_id"))
-    append_lines(trace_path(ensure_home(home), _safe_harness(harness), key), "".join(lines))
+    append_lines(trace_path(home, _safe_harness(harness), key), "".join(lines))
 
 
 def _scrubber(home: str, harness: str) -> Scrubber:

@@ -74,9 +74,37 @@ def loads(text: str) -> Any:
     return value
 
 
-def _encoder(default: Callable[[Any], Any] | None, sort_keys: bool) -> Callable[..., Any]:
+def parse_or_none(text: str) -> Any:
+    """``loads(text)``, or ``None`` when ``text`` is not JSON — without building the error
+    (which would import ``json`` and ``re``): for probing strings that merely look like JSON."""
+    if not _AVAILABLE:  # pragma: no cover
+        try:
+            return loads(text)
+        except ValueError:
+            return None
+    n = len(text)
+    i = 0
+    while i < n and text[i] in _WS:
+        i += 1
+    try:
+        value, end = _scan(text, i)
+    except (StopIteration, SystemError, ValueError, RecursionError):
+        return None
+    while end < n and text[end] in _WS:
+        end += 1
+    return value if end == n else None
+
+
+def _encoder(
+    default: Callable[[Any], Any] | None,
+    sort_keys: bool,
+    separators: tuple[str, str],
+    ensure_ascii: bool,
+) -> Callable[..., Any]:
+    quote = _c.encode_basestring_ascii if ensure_ascii else _c.encode_basestring
+    item_sep, key_sep = separators
     return _c.make_encoder(
-        {}, default or _type_error, _c.encode_basestring, None, ":", ",", sort_keys, False, True
+        {}, default or _type_error, quote, None, key_sep, item_sep, sort_keys, False, True
     )
 
 
@@ -84,14 +112,27 @@ def _type_error(o: object) -> Any:
     raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
 
 
-def dumps(obj: Any, default: Callable[[Any], Any] | None = None, sort_keys: bool = False) -> str:
-    """``json.dumps(obj, ensure_ascii=False, separators=(",", ":"), ...)``."""
-    if not _AVAILABLE:  # pragma: no cover
+def dumps(
+    obj: Any,
+    default: Callable[[Any], Any] | None = None,
+    sort_keys: bool = False,
+    separators: tuple[str, str] = (",", ":"),
+    ensure_ascii: bool = False,
+    indent: int | None = None,
+) -> str:
+    """``json.dumps`` with these arguments (compact, non-ASCII kept, by default)."""
+    if not _AVAILABLE or indent is not None:  # the C encoder does not indent
         import json
 
         return json.dumps(
-            obj, ensure_ascii=False, separators=(",", ":"), default=default, sort_keys=sort_keys
+            obj,
+            ensure_ascii=ensure_ascii,
+            separators=separators,
+            default=default,
+            sort_keys=sort_keys,
+            indent=indent,
         )
+    encode = _encoder(default, sort_keys, separators, ensure_ascii)
     if isinstance(obj, dict | list):
-        return "".join(_encoder(default, sort_keys)(obj, 0))
-    return "".join(_encoder(default, sort_keys)([obj], 0))[1:-1]
+        return "".join(encode(obj, 0))
+    return "".join(encode([obj], 0))[1:-1]

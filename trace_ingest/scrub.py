@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 
-from trace_ingest import fastjson
+from trace_ingest import _regex, fastjson
 from trace_ingest.errors import ConfigError, ScrubError
 from trace_ingest.scrub_rules import (
     _ID_RULE,
@@ -78,6 +78,7 @@ class Scrubber:
         pii: tuple[str, ...] = (),
     ) -> None:
         self.home = home
+        _regex.use_cache(home)
         self.rules: list[Rule] = builtin_rules()
         if extra_rules:
             # after the known formats, before the context rules
@@ -219,10 +220,9 @@ class Scrubber:
         if decode and len(text) >= 2:
             head = text.lstrip()[:1]
             if head in ("{", "["):
-                try:
-                    inner = fastjson.loads(text)
-                except (ValueError, RecursionError):
-                    inner = None
+                # Not fastjson.loads: text that only looks like JSON ("[INFO] ...") is common,
+                # and building a JSONDecodeError would import json and re.
+                inner = fastjson.parse_or_none(text)
                 if isinstance(inner, (dict, list)):
                     sub: dict[str, int] = {}
                     clean = self._value(inner, sub)
@@ -235,9 +235,7 @@ class Scrubber:
                     if indent is not None:
                         seps = (",", ": ")
                     ascii_only = "\\u" in text and text.isascii()
-                    import json  # re-encoding in the original layout: rare
-
-                    return json.dumps(
+                    return fastjson.dumps(
                         clean, ensure_ascii=ascii_only, separators=seps, indent=indent
                     )
         spans = self.find(text)

@@ -8,6 +8,8 @@ imported only then.
 
 from __future__ import annotations
 
+from trace_ingest import _regex
+
 TYPE_CHECKING = False  # typing costs ~5 ms to import; annotations are strings here
 if TYPE_CHECKING:
     import re
@@ -32,9 +34,8 @@ class _Lazy:
     def __call__(self) -> re.Pattern[str]:
         rx = self._rx
         if rx is None:
-            import re  # lazily: payloads that hit no keyword never pay for re (~8 ms)
-
-            rx = self._rx = re.compile(self.pattern, self.flags)
+            # Lazily, and through the program cache: no `re` import once the cache is warm.
+            rx = self._rx = _regex.compile(self.pattern, self.flags)
         return rx
 
 
@@ -208,14 +209,10 @@ class Rule:
     def rx(self, ignorecase: bool = False) -> re.Pattern[str]:
         if ignorecase:
             if self._rx_i is None:
-                import re
-
-                self._rx_i = re.compile(self.pattern, self.flags | re.IGNORECASE)
+                self._rx_i = _regex.compile(self.pattern, self.flags | _regex.IGNORECASE)
             return self._rx_i
         if self._rx is None:
-            import re
-
-            self._rx = re.compile(self.pattern, self.flags)
+            self._rx = _regex.compile(self.pattern, self.flags)
         return self._rx
 
     def spans(self, text: str, low: str) -> Iterator[Span]:

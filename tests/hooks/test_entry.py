@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -39,27 +41,30 @@ def test_files_are_0600_and_folders_0700(trail_home: Path) -> None:
 
 
 PROBE = """
-import io, json, pkgutil, runpy, sys  # the probe's own imports, before the baseline
-before = set(sys.modules)
+import io, sys
+before = set(sys.modules)  # nothing imported beyond interpreter startup: no json, no runpy
 sys.argv = ["trail", "hook", "claude-code"]
 sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv_payload))
+with open(sys.trail_script) as fh:
+    code = compile(fh.read(), sys.trail_script, "exec")
 try:
-    runpy.run_path(sys.trail_script, run_name="__main__")
+    exec(code, {"__name__": "__main__"})
 except SystemExit:
     pass
-print(json.dumps(sorted(set(sys.modules) - before)))
+print(repr(sorted(set(sys.modules) - before)))
 """
 
 
-def imported_modules(payload: bytes) -> set[str]:
+def imported_modules(payload: bytes, env: dict[str, str] | None = None) -> set[str]:
     """Modules the real ``trail`` script imports to record ``payload`` in a fresh process.
 
     (``-X importtime`` cannot be used: it does not list modules loaded through
-    ``importlib.import_module``, which is how the CLI root reaches the hooks package.)
+    ``importlib.import_module``, which is how the CLI root reaches the hooks package. Nor can
+    ``runpy``: it imports ``typing``, which imports ``re``.)
     """
     code = f"import sys; sys.argv_payload = {payload!r}; sys.trail_script = {TRAIL!r}\n" + PROBE
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
-    return set(json.loads(done.stdout.decode().splitlines()[-1]))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, env=env)
+    return set(ast.literal_eval(done.stdout.decode().splitlines()[-1]))
 
 
 def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
@@ -87,6 +92,7 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest.capabilities",
         "trace_ingest.scrub",
         "trace_ingest.scrub_rules",
+        "trace_ingest._regex",
         "trace_ingest.fastjson",
         "trace_ingest.capture",
         "trace_ingest.tools",
@@ -276,6 +282,23 @@ def test_concurrent_writers_lose_and_interleave_nothing(trail_home: Path, tmp_pa
     assert report.quarantined == []
     assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 2000
     assert db.execute("SELECT event_count FROM sessions").fetchone()[0] == 2000
+
+
+def test_with_a_warm_regex_cache_even_a_secret_needs_no_re(trail_home: Path) -> None:
+    token = "gh" + "p_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"  # built at run time
+    payload = json.dumps(
+        {
+            **BASE,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": f"curl https://u:{token}@x.dev"},
+        }
+    ).encode()
+    env = {**os.environ, "TRAIL_HOME": str(trail_home)}
+    first = imported_modules(payload, env)  # compiles the rules and caches their programs
+    second = imported_modules(payload, env)
+    assert "re" in first and "re" not in second and "enum" not in second
+    assert not any(token in json.dumps(ev) for ev in read_trace_lines(trail_home))
 
 
 def test_invalid_scrub_config_still_scrubs_with_builtin_rules(trail_home: Path) -> None:

@@ -66,3 +66,28 @@ def test_scalars_nan_and_default() -> None:
     assert fastjson.loads("[NaN, 1e400, -Infinity]")[2] == float("-inf")
     with pytest.raises(TypeError):
         fastjson.dumps({"a": object()})
+
+
+def test_separators_ascii_and_indent_match_json() -> None:
+    value = {"é": [1, "x\u2028", {"k": None}], "b": True}
+    for seps in ((",", ":"), (", ", ": ")):
+        for ascii_only in (True, False):
+            assert fastjson.dumps(value, separators=seps, ensure_ascii=ascii_only) == json.dumps(
+                value, separators=seps, ensure_ascii=ascii_only
+            )
+    assert fastjson.dumps(value, separators=(",", ": "), indent=2) == json.dumps(
+        value, separators=(",", ": "), indent=2, ensure_ascii=False
+    )
+
+
+def test_parse_or_none() -> None:
+    assert fastjson.parse_or_none(' {"a": [1]} ') == {"a": [1]}
+    for bad in [*BAD, "[default]\nkey = 1", "[INFO] started"]:
+        assert fastjson.parse_or_none(bad) is None
+    code = (
+        "import sys; from trace_ingest import fastjson\n"
+        "assert fastjson.parse_or_none('[INFO] x') is None\n"
+        "print(sorted(m for m in ('json', 're') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

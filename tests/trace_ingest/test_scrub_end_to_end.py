@@ -4,6 +4,7 @@ every byte of every file under the data dir, SQLite included."""
 from __future__ import annotations
 
 import json
+import marshal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -89,8 +90,26 @@ def leaked_samples(disk: bytes, samples: list[Sample]) -> list[tuple[str, str]]:
     return leaks
 
 
+def known_patterns() -> set[str]:
+    """Every regex the scrubber compiles: rule patterns and its helper patterns."""
+    from trace_ingest import scrub_rules
+
+    found = {r.pattern for r in scrub_rules.builtin_rules() if r.pattern}
+    found |= {v.pattern for v in vars(scrub_rules).values() if isinstance(v, scrub_rules._Lazy)}
+    return found
+
+
 def everything_on_disk(home: Path) -> bytes:
-    return b"\n".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
+    """Every byte under the data dir, except the regex program cache, which is checked to
+    hold nothing but the scrubber's own patterns (format prefixes such as PyPI's are public
+    and would otherwise look like a leaked piece of a token)."""
+    cache = home / "cache"
+    for path in cache.glob("regex-*.marshal"):
+        programs = marshal.loads(path.read_bytes())["programs"]
+        assert {key.split("\x00", 1)[1] for key in programs} <= known_patterns()
+    return b"\n".join(
+        p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file() and cache not in p.parents
+    )
 
 
 def test_corpus_through_the_real_hook_leaves_no_secret_on_disk(trail_home: Path) -> None:
