@@ -26,7 +26,14 @@ class Check:
     name: str
     ok: bool
     detail: str
-    warn: bool = False
+    warn: bool = False  # a failure worth saying that does not fail the doctor
+    applies: bool = True  # False: nothing to check yet (a harness trail does not wire yet)
+
+    @property
+    def mark(self) -> str:
+        if not self.applies:
+            return "n/a "
+        return "ok  " if self.ok else ("warn" if self.warn else "FAIL")
 
 
 @dataclass
@@ -42,7 +49,9 @@ class Report:
 
 def _check_harness(harness: str, project_dir: str, report: Report) -> None:
     if harness not in SUPPORTED:
-        report.checks.append(Check(f"{harness}: hook", True, "not supported yet", warn=True))
+        report.checks.append(
+            Check(f"{harness}: hook", True, "not supported yet (ROADMAP.md)", applies=False)
+        )
         return
     found = False
     for scope in SCOPES:
@@ -157,15 +166,14 @@ def doctor(project_dir: str | None, as_json: bool) -> None:
     if as_json:
         payload: dict[str, Any] = {
             "ok": not report.failed,
-            "checks": [c.__dict__ for c in report.checks],
+            "checks": [{**c.__dict__, "status": c.mark.strip()} for c in report.checks],
             "hook_errors": report.hook_errors,
             "redactions": report.redactions,
         }
         click.echo(json.dumps(payload, indent=2))
     else:
         for c in report.checks:
-            mark = "ok  " if c.ok else ("warn" if c.warn else "FAIL")
-            click.echo(f"[{mark}] {c.name}: {c.detail}")
+            click.echo(f"[{c.mark}] {c.name}: {c.detail}")
         click.echo(
             "redactions: " + (", ".join(f"{r} {n}" for r, n in report.redactions.items()) or "none")
         )

@@ -111,6 +111,9 @@ def test_cli_install_records_the_absolute_command_and_doctor_runs_it(tmp_path: P
     report = json.loads(doc.stdout)
     hook_check = next(c for c in report["checks"] if c["name"] == "claude-code: project hook")
     assert hook_check["ok"] and "command runs" in hook_check["detail"]
+    assert hook_check["status"] == "ok"
+    later = {c["name"]: c["status"] for c in report["checks"] if not c["applies"]}
+    assert later == {"copilot-cli: hook": "n/a", "vibe: hook": "n/a", "vscode: hook": "n/a"}
     assert doc.returncode == 0 and report["ok"]
 
 
