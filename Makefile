@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("trail needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -33,6 +33,9 @@ bench: $(STAMP)
 	for script in hook_latency sync_throughput scrub score_throughput; do \
 	  $(BIN)/python bench/$$script.py || status=1; \
 	done; exit $$status
+
+docs: $(STAMP)
+	$(BIN)/python tools/gen_cli_docs.py
 
 clean:
 	rm -rf $(VENV) .demo-home .pytest_cache .mypy_cache .ruff_cache

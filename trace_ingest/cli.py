@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("telemetry.cli:watch", "Mirror traces live as they are written."),
     "capture": ("telemetry.cli:capture", "Turn capture on or off, or show its state."),
     "scrub": ("trace_ingest.cli_scrub:scrub", "Scrub secrets from a file or stdin."),
-    "demo": ("scorers.demo:demo", "Record built-in demo sessions and list them."),
+    "demo": ("scorers.demo:demo", "Record, list and grade the built-in demo sessions."),
     "eval": ("scorers.cli:eval_group", "Grade sessions (L0, L1) and gate CI on the result."),
     "import": (
         "trace_ingest.cli_import:import_group",
