@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -29,20 +30,29 @@ class _Changed(FileSystemEventHandler):
 def run_watch(
     home: str, interval: float, *, once: bool = False, echo: Callable[[str], None] = print
 ) -> None:
-    """Sync now, then on every change under ``sessions/`` and sweep every ``interval`` s."""
+    """Sync now, then on every change under ``sessions/`` and sweep every ``interval`` s.
+
+    Ctrl-C (SIGINT) and SIGTERM stop it cleanly, whatever it is doing at that moment.
+    """
     idle = float(load_config(home)["lifecycle"]["idle_minutes"])
+    wake = threading.Event()
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: object) -> None:
+        stop.set()
+        wake.set()
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     db = open_db(home)
     root = ensure_dir(sessions_dir(home))
-    wake = threading.Event()
     observer = Observer()
     observer.schedule(_Changed(wake), root, recursive=True)
     observer.start()
     echo(f"watching {root} (Ctrl-C to stop)")
     try:
         last_sweep = 0.0
-        while True:
-            report = sync(db, home, idle)
-            _say(report, echo)
+        while not stop.is_set():
+            _say(sync(db, home, idle), echo)
             if time.monotonic() - last_sweep >= interval:
                 closed = sweep(db, idle)
                 if closed:
@@ -52,12 +62,13 @@ def run_watch(
                 return
             wake.wait(timeout=interval)
             wake.clear()
-    except KeyboardInterrupt:
         echo("stopped")
     finally:
         observer.stop()
         observer.join(timeout=5)
         db.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _say(report: SyncReport, echo: Callable[[str], None]) -> None:

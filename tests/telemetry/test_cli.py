@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import TRAIL, run_hook
 
@@ -93,9 +96,8 @@ def _wait_for(home: Path, n: int, seconds: float = 30) -> int:
     return count
 
 
-def test_watch_mirrors_live_until_stopped(trail_home: Path) -> None:
-    import signal
-
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_watch_mirrors_live_until_stopped(trail_home: Path, stop_signal: int) -> None:
     run_hook({**BASE, "hook_event_name": "SessionStart", "source": "startup"})
     proc = subprocess.Popen(
         [TRAIL, "watch", "--interval", "1"],
@@ -108,6 +110,6 @@ def test_watch_mirrors_live_until_stopped(trail_home: Path) -> None:
         run_hook({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": "live"})
         assert _wait_for(trail_home, 2) == 2  # picked up by the watcher, not a read command
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop_signal)
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0 and "stopped" in out
