@@ -14,7 +14,7 @@ import sys
 
 from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
-from trace_ingest.capture import finish
+from trace_ingest.capture import SCRUB_MARGIN, finish, session_dir_key
 from trace_ingest.events import new_event, now_iso, to_line
 from trace_ingest.paths import (
     HARNESSES,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from trace_ingest.scrub import Scrubber
 
 ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code"}
+PREVIEW_CHARS = 2000  # of an unparseable payload, kept (scrubbed) for diagnosis
 
 _SALVAGE_SID = rb'"(?:session_id|sessionId)"\s*:\s*"([^"\\]{1,200})"'
 _SALVAGE_EVENT = rb'"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z_]{1,64})"'
@@ -60,15 +61,14 @@ def run(harness: str, stdin: Any = None) -> int:
 
 
 def _record(home: str, harness: str, stdin: Any) -> None:
-    from trace_ingest.config import load_config
+    from trace_ingest.config import DEFAULTS, check_config
 
     try:
-        config = load_config(home)
+        config, problems = check_config(home)
     except Exception as exc:
-        _log(home, harness, "config", str(exc))
-        from trace_ingest.config import DEFAULTS
-
-        config = DEFAULTS
+        config, problems = DEFAULTS, [f"{exc}; using the defaults"]
+    for problem in problems:
+        _log(home, harness, "config", problem, once=True)
     capture = config["capture"]
     received_at = now_iso()
     try:
@@ -114,7 +114,7 @@ def _record(home: str, harness: str, stdin: Any) -> None:
         )
         return
     events = _normalize(harness, payload, received_at, digest)
-    _write(home, harness, events, capture, received_at)
+    _write(home, harness, events, capture, received_at, config.get("scrub"))
 
 
 def _normalize(harness: str, payload: dict[str, Any], received_at: str, digest: str) -> list[Event]:
@@ -143,23 +143,25 @@ def _write(
     events: list[Event],
     capture: dict[str, Any],
     received_at: str,
+    scrub_section: Any = None,
 ) -> None:
     limit = int(capture["max_field_chars"])
     ensure_home(home)  # before scrubbing, so the scrubber can keep its regex cache there
     try:
-        scrubber = _scrubber(home, harness)
+        scrubber = _scrubber(home, harness, scrub_section)
         lines = [to_line(finish(ev, scrubber, limit)) for ev in events]
+        key, changed = session_dir_key(scrubber, events[0].get("session_id"))
     except Exception as exc:
         # Fail closed: a stub that says scrubbing failed, never the raw payload.
         _log(home, harness, "scrub", f"{type(exc).__name__}: {exc}")
-        lines = [
-            to_line(_scrub_failed_stub(ev, received_at, str(type(exc).__name__))) for ev in events
-        ]
-    key = _key(home, harness, events[0].get("session_id"))
+        lines = [to_line(_scrub_failed_stub(ev, str(type(exc).__name__))) for ev in events]
+        key, changed = "_scrub-error", False  # the scrub error itself is logged above
+    if changed:
+        _log(home, harness, "session-id", f"unsafe or missing session id stored under {key!r}")
     append_lines(trace_path(home, _safe_harness(harness), key), "".join(lines))
 
 
-def _scrubber(home: str, harness: str) -> Scrubber:
+def _scrubber(home: str, harness: str, section: Any = None) -> Scrubber:
     """The configured scrubber; with an invalid config, the built-in rules (and a log entry).
 
     A typo in config.json must not stop capture, and must not let secrets through either.
@@ -168,28 +170,25 @@ def _scrubber(home: str, harness: str) -> Scrubber:
     from trace_ingest.scrub import default_scrubber, load_scrubber
 
     try:
-        return load_scrubber(home)
+        # None: the caller has not read config.json (the stub path); let the scrubber read it.
+        return load_scrubber(home) if section is None else load_scrubber(home, section)
     except ConfigError as exc:
         _log(home, harness, "config", f"{exc}; scrubbing with the built-in rules only")
         return default_scrubber(home)
 
 
-def _scrub_failed_stub(ev: Event, received_at: str, error: str) -> dict[str, Any]:
-    keep = (
-        "v",
-        "id",
-        "harness",
-        "source",
-        "session_id",
-        "kind",
-        "ts",
-        "received_at",
-        "hook_event",
-        "tool_name",
-        "tool",
-        "call_id",
-    )
-    stub: dict[str, Any] = {k: ev.get(k) for k in keep if isinstance(ev.get(k), str | int)}
+def _scrub_failed_stub(ev: Event, error: str) -> dict[str, Any]:
+    """What is left of an event the scrubber could not process: trail's own fields only.
+
+    Nothing that came from the payload survives, not even the session id: the stub goes to
+    the ``_scrub-error`` session, and ``trail doctor`` shows the error log entry.
+    """
+    stub: dict[str, Any] = {
+        k: ev.get(k) for k in ("v", "id", "harness", "source", "kind", "ts", "received_at")
+    }
+    stub["session_id"] = "_scrub-error"
+    if ev.get("tool") is not None:
+        stub["tool"] = ev.get("tool")  # canonical: trail's vocabulary, not payload text
     stub["extra"] = {"scrub_error": error, "payload": "[SCRUB-ERROR]"}
     return stub
 
@@ -223,9 +222,11 @@ def _write_stub(
     ev["hook_event"] = name_match.group(1).decode() if name_match else None
     extra: dict[str, Any] = {"malformed": reason, "bytes": len(raw) if size is None else size}
     if preview is not None:
-        extra["preview"] = preview[:2000]
+        # Cut only after scrubbing (finish() does): a cut first could split a secret so that
+        # its rule no longer recognises the part that is kept.
+        extra["preview"] = preview[: PREVIEW_CHARS + SCRUB_MARGIN]
     ev["extra"] = extra
-    _write(home, harness, [ev], {"max_field_chars": 4000}, received_at)
+    _write(home, harness, [ev], {"max_field_chars": PREVIEW_CHARS}, received_at)
 
 
 def _read(stdin: Any, limit: int) -> bytes:
@@ -253,14 +254,7 @@ def _safe_harness(harness: str) -> str:
     return harness if harness in HARNESSES else session_key(harness)[0]
 
 
-def _key(home: str, harness: str, session_id: Any) -> str:
-    key, changed = session_key(session_id if isinstance(session_id, str) else None)
-    if changed:
-        _log(home, harness, "session-id", f"unsafe or missing session id stored under {key!r}")
-    return key
-
-
-def _log(home: str, harness: str, stage: str, message: str) -> None:
+def _log(home: str, harness: str, stage: str, message: str, once: bool = False) -> None:
     try:
         from trace_ingest.scrub import default_scrubber
 
@@ -268,7 +262,13 @@ def _log(home: str, harness: str, stage: str, message: str) -> None:
         message, _ = default_scrubber(home).scrub_text(message)
     except Exception:
         message = "[message withheld: scrubber unavailable]"
-    append_error(home, {"ts": now_iso(), "harness": harness, "stage": stage, "error": message})
+    entry: dict[str, object] = {
+        "ts": now_iso(),
+        "harness": harness,
+        "stage": stage,
+        "error": message,
+    }
+    append_error(home, entry, unless_repeated=once)
 
 
 def main(argv: list[str] | None = None) -> int:

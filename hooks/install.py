@@ -121,8 +121,13 @@ def _write(path: str, settings: dict[str, Any]) -> str | None:
     backup = None
     if os.path.exists(path):
         backup = f"{path}.trail-backup-{time.strftime('%Y%m%d-%H%M%S')}"
-        with open(path, "rb") as src, open(backup, "wb") as dst:
-            dst.write(src.read())
+        # Settings often hold API keys under "env": the backup is private, whatever the
+        # original's mode.
+        with open(path, "rb") as src:
+            content = src.read()
+        fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as dst:
+            dst.write(content)
     tmp = f"{path}.trail-tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(settings, fh, indent=2, ensure_ascii=False)

@@ -50,7 +50,7 @@ class Report:
 def _check_harness(harness: str, project_dir: str, report: Report) -> None:
     if harness not in SUPPORTED:
         report.checks.append(
-            Check(f"{harness}: hook", True, "not supported yet (ROADMAP.md)", applies=False)
+            Check(f"{harness}: hook", True, "not supported yet (a later release)", applies=False)
         )
         return
     found = False
@@ -100,6 +100,25 @@ def _runnable(command: str) -> tuple[bool, str]:
             f"{done.stderr.decode(errors='replace')[:200]}"
         )
     return True, f"{command} ({ms:.0f} ms)"
+
+
+def _check_config(home: str, report: Report) -> None:
+    from trace_ingest.config import check_config
+    from trace_ingest.paths import config_path
+
+    try:
+        _, problems = check_config(home)
+    except TrailError as exc:
+        report.checks.append(Check("config", False, f"{exc} (the hook uses the defaults)"))
+        return
+    detail = (
+        "; ".join(problems)
+        if problems
+        else (
+            config_path(home) if os.path.exists(config_path(home)) else "defaults (no config.json)"
+        )
+    )
+    report.checks.append(Check("config", not problems, detail))
 
 
 def _check_store(home: str, report: Report) -> None:
@@ -161,6 +180,7 @@ def doctor(project_dir: str | None, as_json: bool) -> None:
     report = Report()
     for harness in HARNESSES:
         _check_harness(harness, project_dir or os.getcwd(), report)
+    _check_config(home, report)
     _check_store(home, report)
     report.hook_errors = read_errors(home, 10)
     if as_json:

@@ -23,6 +23,26 @@ from trace_ingest.paths import sessions_dir
 
 CHUNK_BYTES = 4 * 1024 * 1024
 _PREFIX = LINE_PREFIX.encode()
+_COLUMNS = (
+    "id",
+    "session_key",
+    "harness",
+    "source",
+    "kind",
+    "ts",
+    "received_at",
+    "hook_event",
+    "tool_name",
+    "tool",
+    "call_id",
+    "path",
+    "ok",
+    "duration_ms",
+    "agent_id",
+    "file_offset",
+    "body",
+)
+_SCALARS = (str, int, float, type(None))
 _INSERT = (
     "INSERT OR IGNORE INTO events (id, session_key, harness, source, kind, ts, received_at,"
     " hook_event, tool_name, tool, call_id, path, ok, duration_ms, agent_id, file_offset, body)"
@@ -35,6 +55,7 @@ class Skipped:
     path: str
     offset: int
     reason: str
+    length: int = 0
 
 
 @dataclass
@@ -102,7 +123,9 @@ def _sync_file_locked(db: Database, path: str, key: str, report: SyncReport) -> 
     ).fetchone()
     offset, lines, malformed = (row[0], row[2], row[3]) if row else (0, 0, 0)
     if row and (row[1] != st.st_ino or st.st_size < offset):
-        offset = 0  # replaced or rewritten: re-read; ids make that idempotent
+        # Replaced or rewritten: re-read from the start (ids make that idempotent) and count
+        # its lines afresh.
+        offset, lines, malformed = 0, 0, 0
     if st.st_size == offset:
         return
     harness = key.split("/", 1)[0]
@@ -184,30 +207,42 @@ def _parse(
             if ev is None:
                 continue
         if not isinstance(ev, dict) or not ev.get("id") or ev.get("kind") not in KINDS:
-            bad.append(Skipped(path, at, "not a schema-v1 event (missing id or unknown kind)"))
+            bad.append(
+                Skipped(path, at, "not a schema-v1 event (missing id or unknown kind)", len(line))
+            )
             continue
         ok = ev.get("ok")
-        rows.append(
-            (
-                ev["id"],
-                key,
-                ev.get("harness") or harness,
-                ev.get("source"),
-                ev["kind"],
-                ev.get("ts"),
-                ev.get("received_at"),
-                ev.get("hook_event"),
-                ev.get("tool_name"),
-                ev.get("tool"),
-                ev.get("call_id"),
-                ev.get("path"),
-                None if ok is None else int(bool(ok)),
-                ev.get("duration_ms"),
-                ev.get("agent_id"),
-                at,
-                line.decode("utf-8", "replace"),
-            )
+        row = (
+            ev["id"],
+            key,
+            ev.get("harness") or harness,
+            ev.get("source"),
+            ev["kind"],
+            ev.get("ts"),
+            ev.get("received_at"),
+            ev.get("hook_event"),
+            ev.get("tool_name"),
+            ev.get("tool"),
+            ev.get("call_id"),
+            ev.get("path"),
+            None if ok is None else int(bool(ok)),
+            ev.get("duration_ms"),
+            ev.get("agent_id"),
+            at,
+            line.decode("utf-8", "replace"),
         )
+        wrong = next(
+            (
+                name
+                for name, value in zip(_COLUMNS, row, strict=True)
+                if not isinstance(value, _SCALARS)
+            ),
+            None,
+        )
+        if wrong is not None:
+            bad.append(Skipped(path, at, f"field {wrong!r} is not a string or number", len(line)))
+            continue
+        rows.append(row)
         sink.append(ev)
     return rows, bad
 
@@ -230,7 +265,7 @@ def _recover(line: bytes, at: int, path: str, bad: list[Skipped], error: str) ->
                 )
             )
             return ev
-    bad.append(Skipped(path, at, f"malformed JSON ({len(line)} bytes): {error}"))
+    bad.append(Skipped(path, at, f"malformed JSON ({len(line)} bytes): {error}", len(line)))
     return None
 
 
@@ -239,6 +274,7 @@ def _quarantine(conn: Any, path: str, bad: list[Skipped], report: SyncReport) ->
         conn.execute(
             "INSERT OR IGNORE INTO quarantine (path, offset, length, reason, preview, seen_at)"
             " VALUES (?,?,?,?,?,?)",
-            [path, item.offset, 0, item.reason, "", now_iso()],
+            # No preview: the line stays in its trace file; the mirror keeps where and why.
+            [path, item.offset, item.length, item.reason, "", now_iso()],
         )
     report.quarantined.extend(bad)

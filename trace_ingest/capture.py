@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 SCRUB_MARGIN = 4096
 TAG_OPEN = "[REDACTED:"
 _MAX_TAG = 64
+# The schema's own short fields: never bounded or cut, whatever max_field_chars says.
+FIXED = frozenset({"v", "id", "harness", "source", "session_id", "kind", "ts", "received_at"})
 
 
 def bound(value: Any, limit: int) -> Any:
@@ -63,13 +65,28 @@ def finish(event: Mapping[str, Any], scrubber: Scrubber, limit: int) -> dict[str
     """
     cuts: dict[str, int] = {}
     body = {k: v for k, v in event.items() if k not in ("v", "id")}
-    clean, counts = scrubber.scrub_value(bound(body, limit + SCRUB_MARGIN))
+    bounded = {k: v if k in FIXED else bound(v, limit + SCRUB_MARGIN) for k, v in body.items()}
+    clean, counts = scrubber.scrub_value(bounded)
     if not isinstance(clean, dict):  # pragma: no cover - the scrubber keeps shapes
         raise TypeError("the scrubber changed the event's shape")
     out: dict[str, Any] = {"v": event["v"], "id": event["id"]}
-    out.update(cut(clean, limit, "", cuts))
+    for k, v in clean.items():
+        out[k] = v if k in FIXED else cut(v, limit, k, cuts)
     if counts:
         out["redactions"] = dict(counts)
     if cuts:
         out["truncated"] = cuts
     return out
+
+
+def session_dir_key(scrubber: Scrubber, session_id: str | None) -> tuple[str, bool]:
+    """The folder name for a session: built from the *scrubbed* id, so a secret pasted into a
+    session id (or salvaged from a broken payload) never becomes a path on disk or a key in
+    the mirror. Returns ``(key, changed)`` like ``paths.session_key``."""
+    from trace_ingest.paths import session_key
+
+    if not session_id:
+        return session_key(session_id)
+    clean, _ = scrubber.scrub_text(session_id)
+    key, changed = session_key(clean)
+    return key, changed or clean != session_id

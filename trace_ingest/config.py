@@ -29,12 +29,40 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+# key -> (check, what it must be). A value failing its check falls back to its default.
+_RULES: dict[tuple[str, str], tuple[Any, str]] = {
+    ("capture", "max_field_chars"): (lambda v: _is_int(v) and v >= 256, "an integer >= 256"),
+    ("capture", "max_payload_bytes"): (lambda v: _is_int(v) and v >= 1024, "an integer >= 1024"),
+    ("lifecycle", "idle_minutes"): (lambda v: _is_number(v) and v > 0, "a number > 0"),
+    ("eval", "min_coverage"): (lambda v: _is_number(v) and 0 <= v <= 1, "a number from 0 to 1"),
+    ("eval", "idle_gap_seconds"): (lambda v: _is_number(v) and v > 0, "a number > 0"),
+}
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def load_config(home: str) -> dict[str, Any]:
-    """Defaults overlaid with ``config.json``; raises ConfigError when the file is invalid."""
+    """Defaults overlaid with ``config.json`` (bad values replaced by their defaults).
+
+    Raises ConfigError when the file is not a JSON object; use ``check_config`` to learn
+    which values were replaced.
+    """
+    return check_config(home)[0]
+
+
+def check_config(home: str) -> tuple[dict[str, Any], list[str]]:
+    """``(config, problems)``: every value that is not what it must be is reported and
+    replaced by its default, so a typo degrades one setting, never capture as a whole."""
     merged = {section: dict(values) for section, values in DEFAULTS.items()}
     path = config_path(home)
     if not os.path.exists(path):
-        return merged
+        return merged, []
     try:
         with open(path, encoding="utf-8") as fh:
             user = fastjson.loads(fh.read())
@@ -42,8 +70,17 @@ def load_config(home: str) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from exc
     if not isinstance(user, dict):
         raise ConfigError(f"{path}: the top level must be an object")
+    problems = []
     for section, values in user.items():
         if not isinstance(values, dict):
-            raise ConfigError(f"{path}: section {section!r} must be an object")
+            problems.append(f"{section} must be an object; using the defaults")
+            continue
         merged.setdefault(section, {}).update(values)
-    return merged
+    for (section, key), (ok, what) in _RULES.items():
+        value = merged.get(section, {}).get(key, DEFAULTS.get(section, {}).get(key))
+        if value is not None and not ok(value):
+            problems.append(f"{section}.{key} must be {what}, not {value!r}; using the default")
+            merged[section][key] = DEFAULTS[section].get(key)
+            if merged[section][key] is None:
+                del merged[section][key]
+    return merged, problems

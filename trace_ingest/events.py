@@ -97,7 +97,7 @@ def event_id(*parts: object) -> str:
     """Deterministic id from the facts that identify an event within its source."""
     h = blake2b(digest_size=16)
     for part in parts:
-        h.update(fastjson.dumps(part, default=str, sort_keys=True).encode())
+        h.update(fastjson.dumps(part, default=str, sort_keys=True).encode("utf-8", "surrogatepass"))
         h.update(b"\x1f")
     return h.hexdigest()
 

@@ -1,7 +1,7 @@
 """Where each harness keeps its hook registration, and how to recognise trail's entries.
 
 Shared by ``hooks.install`` (which writes registrations) and ``trail doctor`` (which reads them).
-Only Claude Code is wired today; the other harness ids are reserved (ROADMAP.md).
+Only Claude Code is wired today; the other harness ids are reserved for later releases.
 """
 
 from __future__ import annotations

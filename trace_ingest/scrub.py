@@ -322,6 +322,9 @@ def load_or_create_key(home: str) -> bytes:
             key = fh.read()
         if len(key) == KEY_BYTES:
             return key
+        if key or time_since_modified(path) > 1.0:
+            # Not a creation race in progress (that leaves an empty file for a moment).
+            raise ScrubError(_corrupt_key(path, len(key)))
     except FileNotFoundError:
         ensure_dir(os.path.dirname(path) or ".")
         key = os.urandom(KEY_BYTES)
@@ -349,10 +352,20 @@ def load_or_create_key(home: str) -> bytes:
         if len(key) == KEY_BYTES:
             return key
         time.sleep(0.01)
-    raise ScrubError(
-        f"the fingerprint key {path} is {len(key)} bytes, not {KEY_BYTES}: it is corrupt; "
+    raise ScrubError(_corrupt_key(path, len(key)))
+
+
+def _corrupt_key(path: str, size: int) -> str:
+    return (
+        f"the fingerprint key {path} is {size} bytes, not {KEY_BYTES}: it is corrupt; "
         "delete it (fingerprints from before will no longer match new ones)"
     )
+
+
+def time_since_modified(path: str) -> float:
+    import time
+
+    return time.time() - os.stat(path).st_mtime
 
 
 # ----------------------------------------------------------------------------- configuration
@@ -450,16 +463,30 @@ def read_scrub_section(home: str) -> Any:
     return data.get("scrub")
 
 
-def load_scrubber(home: str) -> Scrubber:
+_UNREAD = object()
+
+
+def load_scrubber(home: str, section: Any = _UNREAD) -> Scrubber:
     """The scrubber configured for this data directory.
 
-    Raises ConfigError (with the exact problem) when ``config.json`` or its ``scrub`` section is
-    invalid; callers on the hot path log that and fall back to ``default_scrubber(home)``.
+    ``section`` is the ``scrub`` section when the caller has already read ``config.json``
+    (the hook has); otherwise the file is read here. Raises ConfigError (with the exact
+    problem) when the section is invalid; callers on the hot path log that and fall back to
+    ``default_scrubber(home)``.
     """
-    extra, allow, pii = parse_config(read_scrub_section(home))
+    if section is _UNREAD:
+        section = read_scrub_section(home)
+    extra, allow, pii = parse_config(section)
     return Scrubber(home, extra, allow, pii)
 
 
+_DEFAULT: dict[str, Scrubber] = {}
+
+
 def default_scrubber(home: str) -> Scrubber:
-    """The built-in rules only, ignoring the user configuration (the fallback)."""
-    return Scrubber(home)
+    """The built-in rules only, ignoring the user configuration (the fallback); one per home
+    and process, since the error log asks for it on every entry."""
+    found = _DEFAULT.get(home)
+    if found is None:
+        found = _DEFAULT[home] = Scrubber(home)
+    return found

@@ -35,9 +35,15 @@ def append_lines(path: str, data: str) -> None:
         os.close(fd)
 
 
-def append_error(home: str, record: dict[str, object]) -> None:
-    """Append one JSON line to the hook error log. Never raises: the log is best effort."""
+def append_error(home: str, record: dict[str, object], unless_repeated: bool = False) -> None:
+    """Append one JSON line to the hook error log. Never raises: the log is best effort.
+
+    With ``unless_repeated``, skip it when one of the log's recent entries says the same thing
+    (a standing problem, such as a bad setting, is then logged once, not on every hook call).
+    """
     try:
+        if unless_repeated and record.get("error") in _recent_errors(home):
+            return
         for key, value in list(record.items()):
             if isinstance(value, str) and len(value) > MAX_ERROR_DETAIL:
                 record[key] = value[:MAX_ERROR_DETAIL] + f"…[cut {len(value) - MAX_ERROR_DETAIL}]"
@@ -48,7 +54,13 @@ def append_error(home: str, record: dict[str, object]) -> None:
         pass
 
 
-def read_errors(home: str, limit: int = 20) -> list[dict[str, object]]:
+def _recent_errors(home: str) -> list[object]:
+    return [e.get("error") for e in read_errors(home, 20, tail_bytes=16384)]
+
+
+def read_errors(
+    home: str, limit: int = 20, tail_bytes: int = 256 * 1024
+) -> list[dict[str, object]]:
     """The last ``limit`` entries of the hook error log (malformed entries are skipped)."""
     path = error_log_path(home)
     if not os.path.exists(path):
@@ -56,7 +68,7 @@ def read_errors(home: str, limit: int = 20) -> list[dict[str, object]]:
     with open(path, "rb") as fh:
         fh.seek(0, os.SEEK_END)
         size = fh.tell()
-        fh.seek(max(0, size - 256 * 1024))
+        fh.seek(max(0, size - tail_bytes))
         tail = fh.read().decode("utf-8", "replace").splitlines()
     out: list[dict[str, object]] = []
     for line in tail[-limit:]:

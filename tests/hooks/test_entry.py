@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -310,3 +311,91 @@ def test_invalid_scrub_config_still_scrubs_with_builtin_rules(trail_home: Path) 
     [ev] = read_trace_lines(trail_home)
     assert token not in json.dumps(ev) and ev["redactions"] == {"github-token": 1}
     assert any(e["stage"] == "config" for e in errors(trail_home))
+
+
+def gh_token(seed: str) -> str:
+    """A GitHub-token-shaped value assembled at run time (never a literal in the source)."""
+    body = (seed * 40)[:36]
+    return "gh" + "p_" + body
+
+
+def all_bytes(home: Path) -> bytes:
+    return b"\n".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
+
+
+def test_a_secret_across_the_preview_cut_of_a_broken_payload_is_redacted(
+    trail_home: Path,
+) -> None:
+    token = gh_token("u8jzPde0IgxLd6Gn")
+    head = '{"session_id": "s-prev", "prompt": "' + "x" * 1925 + " "
+    assert len(head) == 1962  # the token straddles the 2,000-character preview cut
+    raw = (head + token + '", oops').encode()
+    assert run_hook(raw).returncode == 0
+    [ev] = read_trace_lines(trail_home)
+    assert ev["redactions"] == {"github-token": 1}
+    assert token[:16].encode() not in all_bytes(trail_home)
+    assert "truncated" in ev["extra"]["preview"]
+
+
+def test_a_secret_in_the_session_id_never_becomes_a_path(trail_home: Path) -> None:
+    token = gh_token("Q1w2E3r4T5y6U7i8")
+    done = run_hook({**BASE, "session_id": f"sess-{token}", "hook_event_name": "Stop"})
+    assert done.returncode == 0
+    subprocess.run([TRAIL, "sync"], check=True, capture_output=True)
+    [trace] = trail_home.glob("sessions/claude-code/*/trace.jsonl")
+    assert "REDACTED" in trace.parent.name and token[4:20] not in trace.parent.name
+    assert token[4:20].encode() not in all_bytes(trail_home)  # trail.db included
+
+
+def test_scrub_failure_writes_a_stub_with_nothing_from_the_payload(trail_home: Path) -> None:
+    trail_home.mkdir(parents=True, exist_ok=True)
+    (trail_home / "scrub.key").write_bytes(b"short")  # a corrupt key: redaction must fail
+    token = gh_token("Z1x2C3v4B5n6M7a8")
+    started = time.monotonic()
+    done = run_hook(
+        {
+            **BASE,
+            "session_id": "s-stub",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": f"push with {token}",
+        }
+    )
+    assert done.returncode == 0 and done.stdout == b""
+    assert time.monotonic() - started < 5  # fails at once, no waiting for a key race
+    [ev] = read_trace_lines(trail_home)
+    assert ev["extra"] == {"scrub_error": "ScrubError", "payload": "[SCRUB-ERROR]"}
+    assert ev["session_id"] == "_scrub-error" and "text" not in ev
+    assert token[4:20].encode() not in all_bytes(trail_home)
+    assert any("corrupt" in str(e["error"]) for e in errors(trail_home))
+
+
+def test_bad_config_values_fall_back_and_are_logged_once(trail_home: Path) -> None:
+    trail_home.mkdir(parents=True, exist_ok=True)
+    (trail_home / "config.json").write_text(
+        json.dumps(
+            {
+                "capture": {"max_payload_bytes": "big", "max_field_chars": -5},
+                "lifecycle": {"idle_minutes": "abc"},
+            }
+        )
+    )
+    for n in range(3):
+        assert (
+            run_hook({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": f"p{n}"}).returncode
+            == 0
+        )
+    events = read_trace_lines(trail_home)
+    assert [e["text"] for e in events] == ["p0", "p1", "p2"]  # capture goes on, nothing cut
+    config_errors = [e["error"] for e in errors(trail_home) if e["stage"] == "config"]
+    assert len(config_errors) == len(set(config_errors)) == 3  # each problem once
+    listed = subprocess.run([TRAIL, "sessions", "--json"], capture_output=True, text=True)
+    assert listed.returncode == 0 and json.loads(listed.stdout)[0]["event_count"] == 3
+    doc = subprocess.run([TRAIL, "doctor", "--json"], capture_output=True, text=True)
+    check = next(c for c in json.loads(doc.stdout)["checks"] if c["name"] == "config")
+    assert check["status"] == "FAIL" and "max_payload_bytes" in check["detail"]
+
+
+def test_a_lone_surrogate_in_the_session_id_is_recorded(trail_home: Path) -> None:
+    done = run_hook(b'{"session_id": "s\\ud800x", "hook_event_name": "Stop"}')
+    assert done.returncode == 0
+    assert len(read_trace_lines(trail_home)) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 from pathlib import Path
 
@@ -53,6 +54,7 @@ def test_install_merges_and_preserves_everything(tmp_path: Path) -> None:
         "timeout": 10,
     }
     assert change.backup and json.loads(Path(change.backup).read_text()) == USER_SETTINGS
+    assert stat.S_IMODE(Path(change.backup).stat().st_mode) == 0o600  # settings may hold keys
 
 
 def test_install_is_idempotent(tmp_path: Path) -> None:

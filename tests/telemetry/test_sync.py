@@ -155,3 +155,14 @@ def test_schema_comes_from_migrations(trail_home: Path) -> None:
     assert applied[0] == "m001_initial"
     open_db(str(trail_home))  # re-opening applies nothing twice
     assert [r["name"] for r in db["_sqlite_migrations"].rows] == applied
+
+
+def test_a_line_with_a_badly_typed_field_is_quarantined_not_fatal(trail_home: Path) -> None:
+    record(1)
+    with trace(trail_home).open("ab") as fh:
+        fh.write(json.dumps({"v": 1, "id": "abc", "kind": "other", "ts": {"a": 1}}).encode())
+        fh.write(b"\n")
+    record(1, start=1)
+    report = do_sync(trail_home)
+    assert count(trail_home) == 2
+    assert [q.reason for q in report.quarantined] == ["field 'ts' is not a string or number"]

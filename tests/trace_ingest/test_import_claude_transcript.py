@@ -425,13 +425,13 @@ def test_unreadable_file_is_an_adapter_error(tmp_path: Path, trail_home: Path) -
 
 def test_long_fields_are_cut_like_the_hook(tmp_path: Path, trail_home: Path) -> None:
     trail_home.mkdir(parents=True, exist_ok=True)
-    (trail_home / "config.json").write_text(json.dumps({"capture": {"max_field_chars": 100}}))
+    (trail_home / "config.json").write_text(json.dumps({"capture": {"max_field_chars": 300}}))
     path = write_jsonl(tmp_path / "long.jsonl", [line("user", "u1", "y" * 1000, sid="long")])
     import_transcripts([str(path)], str(trail_home))
     (event,) = session_events(trail_home, "long")
-    assert event["text"].startswith("y" * 100 + "…[trail: truncated, ")
+    assert event["text"].startswith("y" * 300 + "…[trail: truncated, ")
     assert event["text"].endswith("+ chars cut]")
-    assert event["truncated"] == {"text": 900}
+    assert event["truncated"] == {"text": 700}
 
 
 def test_generated_secret_never_reaches_trail_home(tmp_path: Path, trail_home: Path) -> None:

@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from trace_ingest.capture import bound, cut, finish
+from trace_ingest.capture import bound, cut, finish, session_dir_key
 from trace_ingest.events import SCHEMA_VERSION, to_line
-from trace_ingest.paths import ensure_home, session_key, trace_path
+from trace_ingest.paths import ensure_home, trace_path
+from trace_ingest.scrub import Scrubber
 from trace_ingest.store import append_lines
 
 _ID = re.compile(rb'\{"v":' + str(SCHEMA_VERSION).encode() + rb',"id":"([0-9a-f]{32})"')
@@ -63,14 +64,17 @@ class TraceWriter:
 
     home: str
     harness: str
+    scrubber: Scrubber
     sinks: dict[str, SessionSink] = field(default_factory=dict)
 
     def sink(self, session_id: str) -> SessionSink:
         found = self.sinks.get(session_id)
         if found is None:
-            key = session_key(session_id)[0]
+            # The folder and the reported id come from the scrubbed id, as in the hook.
+            key = session_dir_key(self.scrubber, session_id)[0]
+            clean_id = self.scrubber.scrub_text(session_id)[0]
             path = trace_path(self.home, self.harness, key)
-            found = SessionSink(session_id, key, path, read_ids(path))
+            found = SessionSink(clean_id, key, path, read_ids(path))
             self.sinks[session_id] = found
         return found
 

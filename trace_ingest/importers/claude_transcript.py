@@ -293,7 +293,7 @@ class ClaudeTranscriptImporter:
         self.limit = int(capture["max_field_chars"])
         self.max_line = int(capture["max_payload_bytes"])
         self.scrubber = load_scrubber(self.home)
-        self.writer = TraceWriter(self.home, HARNESS)
+        self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
         self.report = ImportReport(task=task)
         self.received_at = now_iso()
         self._tool_names: dict[tuple[str, str], str] = {}  # (session, call id) -> tool name
