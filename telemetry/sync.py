@@ -10,6 +10,7 @@ prefix. Rows are ``INSERT OR IGNORE`` on deterministic event ids, so re-running 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,9 @@ from trace_ingest.events import KINDS, LINE_PREFIX, now_iso
 from trace_ingest.paths import sessions_dir
 
 CHUNK_BYTES = 4 * 1024 * 1024
+# A last line without a newline is a write in progress, unless the file has not changed for
+# this long: then a writer was killed mid-line (one write() per event takes microseconds).
+TORN_AFTER_SECONDS = 30.0
 _PREFIX = LINE_PREFIX.encode()
 _COLUMNS = (
     "id",
@@ -156,14 +160,20 @@ def _sync_file_locked(db: Database, path: str, key: str, report: SyncReport) -> 
             malformed += len(bad)
             offset += len(complete)
     if offset < st.st_size:
-        report.pending.append(
-            Skipped(
-                path,
-                offset,
-                f"incomplete last line ({st.st_size - offset} bytes, no newline"
-                " yet); it is read once complete",
+        rest = st.st_size - offset
+        if time.time() - st.st_mtime > TORN_AFTER_SECONDS:
+            # Nobody has written for a while: a writer was killed mid-line. Skip the torn
+            # bytes, so the next event appended after them is read as a line of its own.
+            reason = (
+                f"torn last line ({rest} bytes, no newline, file unchanged for "
+                f"{TORN_AFTER_SECONDS:g}s+): a writer stopped mid-line"
             )
-        )
+            _quarantine(conn, path, [Skipped(path, offset, reason, rest)], report)
+            malformed += 1
+            offset = st.st_size
+        else:
+            reason = f"incomplete last line ({rest} bytes, no newline yet); read once complete"
+            report.pending.append(Skipped(path, offset, reason, rest))
     conn.execute(
         "INSERT OR REPLACE INTO trace_files (path, session_key, offset, inode, lines, malformed,"
         " synced_at) VALUES (?,?,?,?,?,?,?)",

@@ -34,4 +34,7 @@ def test_demo_records_shows_and_grades_three_sessions(trail_home: Path) -> None:
         "subagent": "clean-pass",
     }
     assert "corrupt-success" in done.stdout
+    shown = trail("show", by_name["failures"]["session_id"]).stdout
+    assert "redacted  github-token 2" in shown and "[1 redacted]" in shown
+    assert "redactions: github-token 2" in trail("doctor").stdout
     assert not (trail_home / "hook-errors.log").exists()

@@ -166,3 +166,23 @@ def test_a_line_with_a_badly_typed_field_is_quarantined_not_fatal(trail_home: Pa
     report = do_sync(trail_home)
     assert count(trail_home) == 2
     assert [q.reason for q in report.quarantined] == ["field 'ts' is not a string or number"]
+
+
+def test_a_torn_last_line_nobody_completes_is_skipped_once_stale(trail_home: Path) -> None:
+    import os
+    import time
+
+    record(1)
+    path = trace(trail_home)
+    line = path.read_bytes()
+    with path.open("ab") as fh:
+        fh.write(line[: len(line) // 2])  # a writer killed mid-line, nothing after it
+    assert len(do_sync(trail_home).pending) == 1  # fresh: maybe still being written
+    old = time.time() - 120
+    os.utime(path, (old, old))
+    report = do_sync(trail_home)
+    assert report.pending == [] and "torn last line" in report.quarantined[0].reason
+    record(1, start=5)  # the next event lands right after the torn bytes
+    report = do_sync(trail_home)
+    assert (report.new_events, report.quarantined, report.pending) == (1, [], [])
+    assert count(trail_home) == 2
