@@ -68,19 +68,8 @@ def run_checks(checks: Iterable[Check[Ctx]], ctx: Ctx, profile: Profile) -> list
     check -> ScorerError (the grade is abandoned, nothing is written)."""
     atoms: list[Atom] = []
     for check in checks:
-        off = check.disabled()
-        if off:
-            atoms.append(
-                unscored(
-                    check.name,
-                    check.level,
-                    weight=check.weight(),
-                    reason=off,
-                    severity=check.severity,
-                )
-            )
-            continue
-        reason = profile.unmet(check.requires)
+        # A check switched off by its context, or one whose capabilities the session lacks.
+        reason = check.disabled() or profile.unmet(check.requires)
         if reason:
             atoms.append(
                 unscored(

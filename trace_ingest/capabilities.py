@@ -46,23 +46,6 @@ SOURCE_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
             "subagents",
         }
     ),
-    # Claude Code transcripts (harnesses.md §1.7): no explicit session bounds; token usage is
-    # present in the file but not mapped yet (docs/importers.md).
-    ("claude-code", "transcript"): frozenset(
-        {
-            "tool_names",
-            "tool_args",
-            "tool_results",
-            "success_flags",
-            "call_ids",
-            "timestamps",
-            "durations",
-            "prompts",
-            "guides",
-            "skills",
-            "subagents",
-        }
-    ),
     # seed 001 canonical traces.json: steps {step, tool, args, observation, ok} + run ok.
     ("trace-grader", "traces"): frozenset(
         {"tool_names", "tool_args", "tool_results", "success_flags", "task_outcome"}
@@ -70,6 +53,13 @@ SOURCE_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
     # seed 001 audit jsonl: tool names and args only (RULE-04: no per-step ok/observation).
     ("trace-grader", "audit"): frozenset({"tool_names", "tool_args", "timestamps"}),
 }
+
+
+# Claude Code transcripts (harnesses.md §1.7) show what the hooks show, but no explicit
+# session bounds; token usage is in the file but not mapped yet (docs/importers.md).
+SOURCE_CAPABILITIES[("claude-code", "transcript")] = SOURCE_CAPABILITIES[
+    ("claude-code", "hook")
+] - {"session_bounds"}
 
 
 def capabilities_of(harness: str, source: str) -> frozenset[str]:
