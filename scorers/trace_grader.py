@@ -123,37 +123,23 @@ def _command(step: Step) -> str | None:
 def find_forbidden_tool(run: Run, cfg: GraderConfig) -> list[Finding]:
     out: list[Finding] = []
     for s in run.steps:
-        hit = next((n for n in s.names() if n in cfg.forbidden_tools), None)
-        if hit is not None:
-            out.append(
-                Finding(
-                    "forbidden_tool",
-                    "high",
-                    s.index,
-                    s.tool,
-                    s.event_id,
-                    f"forbidden tool '{hit}' used at step {s.index}",
-                )
-            )
-            continue
-        if cfg.forbidden_commands and (s.tool in SHELL_NAMES or s.canonical in SHELL_NAMES):
-            cmd = _command(s)
-            if cmd is None:
-                continue
-            for pat in cfg.forbidden_commands:
-                if pat.search(cmd):
-                    out.append(
-                        Finding(
-                            "forbidden_tool",
-                            "high",
-                            s.index,
-                            s.tool,
-                            s.event_id,
-                            f"forbidden command /{pat.pattern}/ at step {s.index}",
-                        )
-                    )
-                    break
+        reason = _forbidden(s, cfg)
+        if reason is not None:
+            out.append(Finding("forbidden_tool", "high", s.index, s.tool, s.event_id, reason))
     return out
+
+
+def _forbidden(s: Step, cfg: GraderConfig) -> str | None:
+    """Why step ``s`` is forbidden (its tool, or its shell command line), or None."""
+    hit = next((n for n in s.names() if n in cfg.forbidden_tools), None)
+    if hit is not None:
+        return f"forbidden tool '{hit}' used at step {s.index}"
+    if cfg.forbidden_commands and (s.tool in SHELL_NAMES or s.canonical in SHELL_NAMES):
+        cmd = _command(s) or ""
+        for pat in cfg.forbidden_commands:
+            if cmd and pat.search(cmd):
+                return f"forbidden command /{pat.pattern}/ at step {s.index}"
+    return None
 
 
 def find_out_of_order(run: Run, cfg: GraderConfig) -> list[Finding]:
