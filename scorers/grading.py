@@ -17,9 +17,10 @@ from scorers.completeness import Profile, session_profile
 from scorers.grader_config import GraderConfig
 from scorers.l0 import DEFAULT_IDLE_GAP_SECONDS, L0Result, grade_l0
 from scorers.rubric_cleo import CleoResult, grade_cleo
-from scorers.steps import RESULT_KINDS, Pairing, Run, pair_events
+from scorers.steps import Pairing, Run, pair_events
 from scorers.trace_grader import L1Result, grade_run
 from telemetry import queries
+from telemetry.canonical import canonical
 from telemetry.lifecycle import to_epoch
 from trace_ingest.config import load_config
 from trace_ingest.errors import ScorerError
@@ -102,7 +103,7 @@ def labels(db: Database, key: str) -> tuple[str | None, str | None]:
 
 def load_session(db: Database, ident: str, home: str) -> SessionData:
     meta = queries.resolve_session(db, ident)
-    events = queries.session_events(db, meta["key"])
+    events = queries.session_timeline(db, meta["key"]).events
     outcome, task = labels(db, meta["key"])
     harness = str(meta.get("harness") or "")
     return SessionData(
@@ -117,18 +118,12 @@ def load_session(db: Database, ident: str, home: str) -> SessionData:
     )
 
 
-SOURCE_PREFERENCE = ("hook", "transcript")
-
-
-def primary_events(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Events with the tool events of one source only: hooks when the session has any, else
-    the transcript (single-source sessions come back unchanged)."""
-    tool_kinds = {"tool_call", *RESULT_KINDS}
-    sources = {e.get("source") for e in events if e.get("kind") in tool_kinds}
-    if len(sources) <= 1:
+def canonical_events(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The session as graded: one event per real action in the harness's own order
+    (telemetry.canonical). Events that already are canonical come back unchanged."""
+    if events and all("provenance" in e for e in events):
         return list(events)
-    chosen = next((s for s in SOURCE_PREFERENCE if s in sources), sorted(map(str, sources))[0])
-    return [e for e in events if e.get("kind") not in tool_kinds or e.get("source") == chosen]
+    return canonical(events).events
 
 
 def parse_levels(text: str | None) -> tuple[str, ...]:
@@ -157,9 +152,10 @@ def grade_events(
     """Grade one session's events. Raises ScorerError when a check crashes."""
     if rubric is not None and rubric not in RUBRICS:
         raise ScorerError(f"unknown rubric {rubric!r}; known: {', '.join(RUBRICS)}")
-    # A session seen by hooks and by an importer holds each action twice (ROADMAP item 1):
-    # behaviour is graded on one source (hooks first); L0 compares the two.
-    pairing = pair_events(primary_events(data.events))
+    # Whatever order the events arrived in, and whichever sources saw them, the session is
+    # graded as one event per real action in canonical order.
+    data.events = canonical_events(data.events)
+    pairing = pair_events(data.events)
     attached: dict[str, str] = {}
     if data.outcome is not None:
         attached["task_outcome"] = "trail eval outcome"

@@ -2,9 +2,12 @@
 observation, ok}``), built from a session's events or from a trace file.
 
 For hook sessions a *step* is a ``tool_call`` event, paired with its ``tool_result`` /
-``tool_error`` by ``call_id`` (or, when the harness gives no id, with the oldest unpaired call of
-the same tool). A result whose call is missing becomes a step of its own. ``ok`` comes from the
-result; a call without a result has ``ok = None`` (unknown), never True.
+``tool_error`` (or the ``permission`` event that refused it) by ``call_id``, whichever arrived
+first, or, when the harness gives no id, with the oldest unpaired call of the same tool. A
+result whose call is missing becomes a step of its own. ``ok`` comes from the result; a call
+without a result has ``ok = None`` (unknown), never True. ``status`` says what became of the
+call (docs/events.md): a refused or cancelled call never ran, so its ``ok`` is None and the
+rules do not count it as a failure.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RESULT_KINDS = frozenset({"tool_result", "tool_error"})
+NOT_RUN = frozenset({"refused", "cancelled"})
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
 
 
@@ -34,6 +38,12 @@ class Step:
     ts: str | None = None
     observation: Any = None
     error: str | None = None
+    status: str | None = None  # ok | failed | interrupted | refused | cancelled
+
+    @property
+    def not_run(self) -> bool:
+        """The harness refused or cancelled the call: neither a success nor a failure."""
+        return self.status in NOT_RUN
 
     @property
     def evidence(self) -> str:
@@ -91,10 +101,26 @@ def _new_step(ev: dict[str, Any], index: int) -> Step:
     )
 
 
+def _is_result(ev: dict[str, Any]) -> bool:
+    kind = ev.get("kind")
+    if kind in RESULT_KINDS:
+        return True
+    return kind == "permission" and bool(ev.get("call_id")) and ev.get("status") == "refused"
+
+
 def _apply_result(step: Step, ev: dict[str, Any]) -> None:
     step.result_id = str(ev.get("id") or "")
     ok = ev.get("ok")
-    step.ok = False if ev.get("kind") == "tool_error" else (ok if isinstance(ok, bool) else None)
+    status = ev.get("status")
+    if ev.get("kind") == "permission":
+        status = "refused"
+    step.status = str(status) if isinstance(status, str) else None
+    if step.status in NOT_RUN:
+        step.ok = None
+    elif ev.get("kind") == "tool_error":
+        step.ok = False
+    else:
+        step.ok = ok if isinstance(ok, bool) else None
     step.observation = ev.get("output")
     step.error = ev.get("error")
     if step.args is None and ev.get("input") is not None:
@@ -108,6 +134,7 @@ def pair_events(events: Iterable[dict[str, Any]]) -> Pairing:
     out = Pairing()
     by_id: dict[str, Step] = {}
     done_ids: set[str] = set()
+    early: dict[str, dict[str, Any]] = {}  # results that arrived before their call
     by_name: dict[str, deque[Step]] = {}
     for ev in events:
         kind = ev.get("kind")
@@ -116,36 +143,54 @@ def pair_events(events: Iterable[dict[str, Any]]) -> Pairing:
             step = _new_step(ev, len(out.steps) + 1)
             out.steps.append(step)
             cid = ev.get("call_id")
-            if cid:
+            if cid and str(cid) in early:
+                _apply_result(step, early.pop(str(cid)))
+                out.paired += 1
+                done_ids.add(str(cid))
+            elif cid:
                 by_id[str(cid)] = step
             else:
                 by_name.setdefault(step.tool, deque()).append(step)
-        elif kind in RESULT_KINDS:
-            out.results += 1
+        elif _is_result(ev):
             cid = ev.get("call_id")
+            if kind == "permission" and (not cid or str(cid) in done_ids):
+                continue  # a refusal record of a call that also has a result
+            out.results += 1
             step_or_none: Step | None = None
             if cid:
                 step_or_none = by_id.pop(str(cid), None)
                 if step_or_none is None and str(cid) in done_ids:
                     out.duplicate_results.append(str(ev.get("id") or ""))
                     continue
+                if step_or_none is None:
+                    if str(cid) in early:
+                        out.duplicate_results.append(str(ev.get("id") or ""))
+                    else:
+                        early[str(cid)] = ev
+                    continue
             else:
                 queue = by_name.get(str(ev.get("tool_name") or ev.get("tool") or ""))
                 step_or_none = queue.popleft() if queue else None
             if step_or_none is None:
-                # The call is missing from the trace: the result stands in for it.
-                step = _new_step(ev, len(out.steps) + 1)
-                _apply_result(step, ev)
-                out.steps.append(step)
-                out.orphan_results.append(step.result_id or "")
+                _orphan(out, ev)
             else:
                 _apply_result(step_or_none, ev)
                 out.paired += 1
             if cid:
                 done_ids.add(str(cid))
+    for ev in early.values():  # the call is missing from the trace
+        _orphan(out, ev)
     pending = [s for s in out.steps if s.result_id is None]
     out.unpaired_calls = [s.event_id for s in pending]
     return out
+
+
+def _orphan(out: Pairing, ev: dict[str, Any]) -> None:
+    """A result whose call is missing stands in for it as a step of its own."""
+    step = _new_step(ev, len(out.steps) + 1)
+    _apply_result(step, ev)
+    out.steps.append(step)
+    out.orphan_results.append(step.result_id or "")
 
 
 @dataclass

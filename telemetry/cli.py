@@ -71,22 +71,39 @@ def sessions(harness: str | None, limit: int | None, as_json: bool) -> None:
 
 @click.command()
 @click.argument("session")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list recorded lines that hold no agent activity (attachments, bookkeeping).",
+)
 @json_option
-def show(session: str, as_json: bool) -> None:
-    """Show one session's timeline.
+def show(session: str, show_all: bool, as_json: bool) -> None:
+    """Show one session's timeline: one row per real action, in the harness's own order.
 
     SESSION is a session key (as `trail sessions` prints it), the harness's session id, or a
-    unique prefix of either.
+    unique prefix of either. A session seen by hooks and by its transcript is shown once, each
+    event naming the sources that saw it (docs/reconciliation.md).
     """
     db, report = queries.open_synced()
     _warn_sync(report)
     meta = queries.resolve_session(db, session)
-    events = queries.session_events(db, meta["key"])
+    timeline = queries.session_timeline(db, meta["key"])
+    events = timeline.events if show_all else timeline.visible()
     redactions = queries.redaction_counts(db, meta["key"])
     if as_json:
         click.echo(
             json.dumps(
-                {"session": meta, "redactions": redactions, "events": events}, indent=2, default=str
+                {
+                    "session": meta,
+                    "redactions": redactions,
+                    "events": events,
+                    "hidden": 0 if show_all else timeline.hidden,
+                    "merged": timeline.merged,
+                    "disagreements": [d.as_dict() for d in timeline.disagreements],
+                },
+                indent=2,
+                default=str,
             )
         )
         return
@@ -102,6 +119,15 @@ def show(session: str, as_json: bool) -> None:
             f"{short_time(ev.get('ts'))[11:]}  {ev.get('kind', ''):<15} "
             f"{describe(ev)}{agent}{marks}"
         )
+    notes = []
+    if timeline.hidden and not show_all:
+        notes.append(f"{timeline.hidden} line(s) without agent activity hidden (--all shows them)")
+    if timeline.disagreements:
+        notes.append(
+            f"{len(timeline.disagreements)} disagreement(s) between sources (see trail eval score)"
+        )
+    for note in notes:
+        click.echo(f"\n{note}")
 
 
 def _header(meta: dict[str, Any], redactions: dict[str, int]) -> str:

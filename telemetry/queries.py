@@ -11,7 +11,9 @@ from typing import Any
 import orjson
 from sqlite_utils import Database
 
+from telemetry.canonical import Canonical, canonical
 from telemetry.db import open_db
+from telemetry.reconcile import reconcile_closed
 from telemetry.sync import SyncReport, sync
 from trace_ingest.config import load_config
 from trace_ingest.errors import SessionNotFound
@@ -24,11 +26,15 @@ SESSION_COLUMNS = (
 
 
 def open_synced(home: str | None = None) -> tuple[Database, SyncReport]:
-    """Open the mirror, catch up with every trace file, and sweep idle sessions."""
+    """Open the mirror, catch up with every trace file, sweep idle sessions, and reconcile
+    the sessions that closed with their transcripts (telemetry.reconcile)."""
     home = home or trail_home()
     config = load_config(home)
     db = open_db(home)
-    report = sync(db, home, float(config["lifecycle"]["idle_minutes"]))
+    idle = float(config["lifecycle"]["idle_minutes"])
+    report = sync(db, home, idle)
+    if reconcile_closed(db, home).events_written:
+        sync(db, home, idle)  # mirror what the transcripts added
     return db, report
 
 
@@ -72,12 +78,19 @@ def resolve_session(db: Database, ident: str) -> dict[str, Any]:
 
 
 def session_events(db: Database, key: str) -> list[dict[str, Any]]:
-    """Every event of a session in time order (then arrival order), as stored (schema v1)."""
+    """Every stored event of a session, every source, as stored (schema v1). Views read
+    ``session_timeline`` instead."""
     rows = db.execute(
         "SELECT body FROM events WHERE session_key = ? ORDER BY ts, received_at, file_offset",
         [key],
     ).fetchall()
     return [orjson.loads(r[0]) for r in rows]
+
+
+def session_timeline(db: Database, key: str) -> Canonical:
+    """A session as every view reads it: one event per real action, in the harness's own
+    order, both sources kept as provenance (telemetry.canonical)."""
+    return canonical(session_events(db, key))
 
 
 def redaction_counts(db: Database, key: str | None = None) -> dict[str, int]:

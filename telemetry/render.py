@@ -31,14 +31,27 @@ def one_line(value: Any, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+_STATUS = {
+    "ok": "ok",
+    "failed": "FAILED",
+    "interrupted": "INTERRUPTED",
+    "refused": "REFUSED",
+    "cancelled": "cancelled",
+    "asked": "asked",
+}
+
+
 def describe(ev: dict[str, Any]) -> str:
     """One line saying what an event was."""
     kind = ev.get("kind")
     if kind in ("tool_call", "tool_result", "tool_error", "permission"):
         target = ev.get("path") or _input_summary(ev.get("input"))
-        status = {True: "ok", False: "FAILED", None: ""}[ev.get("ok")]
+        ok = ev.get("ok")
+        status = _STATUS.get(str(ev.get("status"))) or (
+            "ok" if ok is True else "FAILED" if ok is False else ""
+        )
         parts = [str(ev.get("tool_name") or "?"), f"[{ev.get('tool')}]", one_line(target, 60)]
-        if kind != "tool_call" and status:
+        if status and (kind != "tool_call" or ev.get("status") or ev.get("ok") is not None):
             parts.append(status)
         if ev.get("error"):
             parts.append("— " + one_line(ev["error"], 60))
@@ -49,7 +62,11 @@ def describe(ev: dict[str, Any]) -> str:
         return str(ev.get("skill") or "")
     if kind in ("subagent_start", "subagent_stop"):
         who = f"{ev.get('agent_type') or ''} {ev.get('agent_id') or ''}"
-        return f"{who} {one_line(ev.get('text'), 50)}"
+        if ev.get("internal"):
+            who += f" (harness-internal: {ev['internal']})"
+        if ev.get("parent_call_id") and kind == "subagent_start":
+            who += f" ← {ev['parent_call_id']}"
+        return f"{who} {one_line(ev.get('text'), 50)}".rstrip()
     if kind == "other" and isinstance(ev.get("extra"), dict) and ev["extra"].get("malformed"):
         return "unparseable payload: " + one_line(ev["extra"]["malformed"], 70)
     return one_line(ev.get("text") or ev.get("hook_event") or "", 80)

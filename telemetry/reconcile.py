@@ -1,0 +1,175 @@
+"""Hooks for liveness, the transcript for truth: read a hooked session's transcript once it
+closes, so the session is reconciled without the user asking (docs/reconciliation.md).
+
+Every Claude Code hook payload names its session's ``transcript_path``. When the mirror sees a
+hooked session closed (its SessionEnd, or the idle sweep), the next sync imports that
+transcript (and its ``subagents/`` folder) through the ordinary importer, which appends only
+the facts the trace lacks. The file is read again whenever it changed (a resumed session grows).
+
+The path comes from a payload, so it is untrusted: trail only reads a regular file (never a
+symlink) owned by the user running trail, named ``<session id>.jsonl`` exactly as Claude Code
+names transcripts, below the size cap; anything else is reported and left alone. State (which
+file, at which size and mtime, was read for which session) is kept in
+``$TRAIL_HOME/reconcile.json``; deleting it only makes the next sync read the files again.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from sqlite_utils import Database
+
+from trace_ingest.errors import TrailError
+from trace_ingest.paths import ensure_home
+
+STATE_FILE = "reconcile.json"
+MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
+HARNESS = "claude-code"
+
+
+@dataclass
+class ReconcileReport:
+    """What the automatic transcript reads of one sync did."""
+
+    read: list[str] = field(default_factory=list)  # session keys whose transcript was imported
+    events_written: int = 0
+    refused: list[dict[str, str]] = field(default_factory=list)  # key, path, reason
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "transcripts_read": len(self.read),
+            "events_written": self.events_written,
+            "refused": self.refused,
+        }
+
+
+def _load_state(home: str) -> dict[str, Any]:
+    try:
+        with open(os.path.join(home, STATE_FILE), "rb") as fh:
+            data = orjson.loads(fh.read())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save_state(home: str, state: dict[str, Any]) -> None:
+    ensure_home(home)
+    path = os.path.join(home, STATE_FILE)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, orjson.dumps(state))
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _transcript_path(db: Database, key: str) -> str | None:
+    row = db.execute(
+        "SELECT json_extract(body, '$.extra.transcript_path') AS p FROM events"
+        " WHERE session_key = ? AND source = 'hook'"
+        " AND json_extract(body, '$.extra.transcript_path') IS NOT NULL LIMIT 1",
+        [key],
+    ).fetchone()
+    return str(row[0]) if row and isinstance(row[0], str) and row[0] else None
+
+
+def check_transcript(path: str, session_id: str) -> tuple[os.stat_result | None, str | None]:
+    """The file's stat when trail may read it as this session's transcript, else why not."""
+    if not os.path.isabs(path):
+        return None, "transcript path is not absolute"
+    if os.path.basename(path) != f"{session_id}.jsonl":
+        return None, "file name is not <session id>.jsonl"
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None, "transcript not found"
+    except OSError as exc:
+        return None, f"cannot stat transcript: {exc.strerror}"
+    if stat.S_ISLNK(st.st_mode):
+        return None, "transcript is a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return None, "transcript is not a regular file"
+    if st.st_uid != os.getuid():
+        return None, "transcript is owned by another user"
+    if st.st_size > MAX_TRANSCRIPT_BYTES:
+        return None, f"transcript is larger than {MAX_TRANSCRIPT_BYTES} bytes"
+    return st, None
+
+
+def _subagent_files(path: str) -> list[str]:
+    folder = os.path.join(path[: -len(".jsonl")], "subagents")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        full = os.path.join(folder, name)
+        if name.endswith(".jsonl") and os.path.isfile(full) and not os.path.islink(full):
+            out.append(full)
+    return out
+
+
+def _fingerprint(path: str, st: os.stat_result) -> list[Any]:
+    parts: list[Any] = [path, st.st_size, st.st_mtime_ns, st.st_ino]
+    for sub in _subagent_files(path):
+        try:
+            s = os.lstat(sub)
+        except OSError:
+            continue
+        parts += [os.path.basename(sub), s.st_size, s.st_mtime_ns]
+    return parts
+
+
+def reconcile_closed(db: Database, home: str) -> ReconcileReport:
+    """Import the transcript of every closed, hooked Claude Code session that changed since
+    trail last read it. Returns what was read; never raises for a bad path (it is reported)."""
+    from trace_ingest.importers.claude_transcript import ClaudeTranscriptImporter
+
+    report = ReconcileReport()
+    state = _load_state(home)
+    changed = False
+    rows = db.execute(
+        "SELECT key, session_id, event_count FROM sessions WHERE harness = ? AND state = 'closed'",
+        [HARNESS],
+    ).fetchall()
+    for key, session_id, event_count in rows:
+        entry = state.get(key) if isinstance(state.get(key), dict) else None
+        if entry is not None and entry.get("events") == event_count and not entry.get("path"):
+            continue  # no hook event named a transcript, and nothing new arrived since
+        path = entry.get("path") if entry else None
+        if not isinstance(path, str) or not path:
+            path = _transcript_path(db, key)
+            if path is None:
+                state[key] = {"path": None, "events": event_count}
+                changed = True
+                continue
+        st, why = check_transcript(path, str(session_id or ""))
+        if st is None:
+            if entry is None or entry.get("refused") != why:
+                report.refused.append({"key": key, "path": path, "reason": str(why)})
+                state[key] = {"path": path, "refused": why, "events": event_count}
+                changed = True
+            continue
+        fingerprint = _fingerprint(path, st)
+        if entry is not None and entry.get("read") == fingerprint:
+            continue
+        try:
+            result = ClaudeTranscriptImporter(home).run([path, *_subagent_files(path)])
+        except TrailError as exc:
+            report.refused.append({"key": key, "path": path, "reason": str(exc)})
+            state[key] = {"path": path, "refused": str(exc), "events": event_count}
+            changed = True
+            continue
+        report.read.append(key)
+        report.events_written += result.events_written
+        state[key] = {"path": path, "read": fingerprint, "events": event_count}
+        changed = True
+    if changed:
+        _save_state(home, state)
+    return report
