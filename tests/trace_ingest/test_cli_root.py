@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -25,7 +26,7 @@ def test_root_help_lists_commands_without_importing_them() -> None:
         "('telemetry', 'scorers', 'hooks')))"
     )
     done = subprocess.run(
-        [TRAIL.replace("/trail", "/python"), "-c", code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert "LOADED []" in done.stdout
     for name in COMMANDS:
