@@ -21,6 +21,20 @@ from trace_ingest.events import now_iso
 REOPEN_GRACE_SECONDS = 10.0
 
 
+# Errors are failed calls, counted once per call whichever sources saw it (a session seen by
+# hooks and its transcript holds each call twice); a refused or cancelled call never ran, so
+# it is not an error (docs/events.md, status).
+_AGGREGATE = """
+SELECT
+  count(*),
+  (SELECT count(DISTINCT coalesce(call_id, id)) FROM events
+     WHERE session_key = ? AND (kind = 'tool_error' OR (ok = 0 AND kind != 'permission'))
+     AND coalesce(json_extract(body, '$.status'), '') NOT IN ('refused', 'cancelled')),
+  min(ts), max(ts)
+FROM events WHERE session_key = ?
+"""
+
+
 def to_epoch(stamp: object) -> float | None:
     """Seconds since the epoch for an ISO 8601 time; None when absent or unparseable."""
     if not isinstance(stamp, str) or not stamp:
@@ -40,11 +54,7 @@ def apply(db: Database, key: str, trace_path: str, new_events: list[dict[str, An
     conn = db.conn
     before = conn.execute("SELECT event_count FROM sessions WHERE key = ?", [key]).fetchone()
     _store_redactions(conn, key, new_events)
-    agg = conn.execute(
-        "SELECT count(*), sum(kind = 'tool_error' OR ok = 0), min(ts), max(ts)"
-        " FROM events WHERE session_key = ?",
-        [key],
-    ).fetchone()
+    agg = conn.execute(_AGGREGATE, [key, key]).fetchone()
     redacted = conn.execute(
         "SELECT coalesce(sum(count), 0) FROM redactions WHERE session_key = ?", [key]
     ).fetchone()[0]
