@@ -1,0 +1,275 @@
+"""Run the real Claude Code once, offline, against the scripted fake model, with trail's hooks.
+
+One run = one folder::
+
+    <run>/home/             scratch HOME (Claude writes ~/.claude/projects/<slug>/<session>.jsonl)
+    <run>/tmp/              scratch TMPDIR (else Claude writes /tmp/claude-<uid>/..., §3.1)
+    <run>/project/          the project: CLAUDE.md, scenario files, .claude/settings.json
+    <run>/trail-home/       TRAIL_HOME: what trail recorded
+    <run>/fake-model.jsonl  every request the fake model received
+    <run>/script.json       the script it played
+    <run>/stream.jsonl      claude's --output-format stream-json output
+    <run>/stderr.txt        claude's stderr
+    <run>/run.json          the run's summary (session id, exit code, timings)
+
+Hooks are registered with ``trail install --harness claude-code`` run in the project, exactly
+as a user runs it (async hooks). Only 127.0.0.1 is ever contacted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.harnesses.fake_anthropic import FakeAnthropic
+
+TRAIL = Path(sys.executable).parent / "trail"
+ALLOWED_TOOLS = "Bash Read Edit Write Skill Agent"
+RUN_TIMEOUT = 120.0
+# After claude exits, wait this long at most for the hook processes it started to finish.
+SETTLE_TIMEOUT = 30.0
+DEFAULT_CLAUDE_MD = "# Project notes\n\nKeep answers short. Run commands from the project root.\n"
+
+
+@dataclass
+class RunPaths:
+    root: Path
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def tmp(self) -> Path:
+        return self.root / "tmp"
+
+    @property
+    def project(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def trail_home(self) -> Path:
+        return self.root / "trail-home"
+
+    @property
+    def server_log(self) -> Path:
+        return self.root / "fake-model.jsonl"
+
+    @property
+    def stream(self) -> Path:
+        return self.root / "stream.jsonl"
+
+    @property
+    def stderr(self) -> Path:
+        return self.root / "stderr.txt"
+
+    @property
+    def settings(self) -> Path:
+        return self.project / ".claude" / "settings.json"
+
+
+@dataclass
+class RunContext:
+    """What a scenario may use to build its files, prompt and script."""
+
+    paths: RunPaths
+    secret: str = ""
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Scenario:
+    name: str
+    description: str
+    prompt: Callable[[RunContext], str]
+    script: Callable[[RunContext], dict[str, list[Any]]]
+    files: Callable[[RunContext], dict[str, str]] = lambda ctx: {}
+    patch_settings: Callable[[dict[str, Any], RunContext], None] | None = None
+    prepare: Callable[[RunContext], None] | None = None
+    allowed_tools: str = ALLOWED_TOOLS
+    # Expectations the checks read.
+    stop_lost: bool = False
+    expects_guide: bool = False
+    expects_skill: str | None = None
+    subagents: int = 0
+    # The fake model's pause before the main agent's closing text (see FakeAnthropic).
+    final_delay: float = 1.0
+    # Every PreToolUse/PostToolUse reaches trail's raw capture (false where the scenario
+    # makes hooks be lost on purpose).
+    hooks_complete: bool = True
+
+
+@dataclass
+class RunResult:
+    scenario: str
+    paths: RunPaths
+    session_id: str
+    returncode: int
+    seconds: float
+    settle_seconds: float
+    lingering_after_settle: list[str]
+    stream: list[dict[str, Any]]
+    ctx: RunContext
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "session_id": self.session_id,
+            "returncode": self.returncode,
+            "seconds": round(self.seconds, 3),
+            "settle_seconds": round(self.settle_seconds, 3),
+            "lingering_after_settle": self.lingering_after_settle,
+            "paths": {k: str(getattr(self.paths, k)) for k in ("home", "project", "trail_home")},
+            "values": self.ctx.values,
+        }
+
+
+def base_env(paths: RunPaths, **extra: str) -> dict[str, str]:
+    """A clean environment: nothing of the caller's Claude/Anthropic settings leaks in."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(paths.home),
+        "TMPDIR": str(paths.tmp),
+        "TRAIL_HOME": str(paths.trail_home),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+    env.update(extra)
+    return env
+
+
+def trail(paths: RunPaths, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the venv's trail CLI against the run's TRAIL_HOME."""
+    done = subprocess.run(
+        [str(TRAIL), *args],
+        cwd=paths.project,
+        env=base_env(paths),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(
+            f"trail {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+        )
+    return done
+
+
+def trail_json(paths: RunPaths, *args: str) -> Any:
+    return json.loads(trail(paths, *args).stdout)
+
+
+def _session_members(sid: int) -> list[str]:
+    """Processes still alive in session ``sid`` (claude runs in its own session)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses
+        fields = text[text.rindex(")") + 2 :].split()
+        if len(fields) > 3 and int(fields[3]) == sid:
+            try:
+                cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                cmd = "?"
+            found.append(f"{stat.parent.name}: {cmd.strip()}")
+    return found
+
+
+def prepare_run(scenario: Scenario, root: Path) -> RunContext:
+    if root.exists():
+        shutil.rmtree(root)
+    paths = RunPaths(root)
+    for d in (paths.home, paths.tmp, paths.project, paths.trail_home):
+        d.mkdir(parents=True)
+    ctx = RunContext(paths)
+    if scenario.prepare:
+        scenario.prepare(ctx)
+    files = {"CLAUDE.md": DEFAULT_CLAUDE_MD, **scenario.files(ctx)}
+    for rel, content in files.items():
+        target = paths.project / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    # Exactly as a user: `trail install --harness claude-code` in the project folder.
+    trail(paths, "install", "--harness", "claude-code")
+    if scenario.patch_settings:
+        settings = json.loads(paths.settings.read_text())
+        scenario.patch_settings(settings, ctx)
+        paths.settings.write_text(json.dumps(settings, indent=2) + "\n")
+    return ctx
+
+
+def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
+    """Run ``scenario`` once in ``root`` (emptied first) and wait for its hooks to settle."""
+    ctx = prepare_run(scenario, root)
+    paths = ctx.paths
+    script = scenario.script(ctx)
+    (root / "script.json").write_text(json.dumps(script, indent=2) + "\n")
+    prompt = scenario.prompt(ctx)
+    with FakeAnthropic(script, paths.server_log, scenario.final_delay) as fake:
+        env = base_env(
+            paths,
+            ANTHROPIC_BASE_URL=fake.base_url,
+            ANTHROPIC_API_KEY="sk-ant-fake",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+        )
+        cmd = [
+            str(claude),
+            "-p",
+            prompt,
+            "--allowedTools",
+            scenario.allowed_tools,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ]
+        started = time.monotonic()
+        with paths.stream.open("wb") as out, paths.stderr.open("wb") as err:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=paths.project,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            try:
+                returncode = proc.wait(timeout=RUN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)  # our own process group
+                proc.wait()
+                raise AssertionError(
+                    f"{scenario.name}: claude did not finish in {RUN_TIMEOUT}s; see {root}"
+                ) from None
+        seconds = time.monotonic() - started
+        # Async hooks Claude started may still run; wait for its session to empty.
+        settle_start = time.monotonic()
+        lingering = _session_members(proc.pid)
+        while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
+            time.sleep(0.1)
+            lingering = _session_members(proc.pid)
+        settle = time.monotonic() - settle_start
+    stream = [json.loads(line) for line in paths.stream.read_text().splitlines() if line.strip()]
+    session_id = next(
+        (str(m["session_id"]) for m in stream if m.get("type") == "system" and "session_id" in m),
+        "",
+    )
+    result = RunResult(
+        scenario.name, paths, session_id, returncode, seconds, settle, lingering, stream, ctx
+    )
+    (root / "run.json").write_text(json.dumps(result.summary(), indent=2) + "\n")
+    return result

@@ -1,0 +1,228 @@
+"""The rig's scenarios (issue 7 item 1): each is a prompt, a project and a fake-model script.
+
+Add one by writing a :class:`~tests.harnesses.rig.Scenario` and listing it in ``SCENARIOS``;
+docs/testing.md walks through it. Scripts use absolute paths inside the run's project, so every
+run is independent of where the checkout lives.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+import string
+from typing import Any
+
+from tests.harnesses.rig import RunContext, Scenario
+from trace_ingest.registry import is_trail_command
+
+
+def bash(command: str, description: str = "") -> dict[str, Any]:
+    return {"name": "Bash", "input": {"command": command, "description": description or command}}
+
+
+def read(path: str) -> dict[str, Any]:
+    return {"name": "Read", "input": {"file_path": path}}
+
+
+def _p(ctx: RunContext, rel: str) -> str:
+    return str(ctx.paths.project / rel)
+
+
+# -- parallel calls and a failing tool ---------------------------------------------------------
+
+PARALLEL_AND_FAILURE = Scenario(
+    name="parallel_and_failure",
+    description="Read + Bash in one message; a failing Bash; a failing Read beside a Bash",
+    prompt=lambda ctx: "Look around the project, then list a folder that does not exist.",
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "CLAUDE.md")), bash("echo parallel-ok")],
+            [bash("ls /nonexistent-trail-rig")],
+            [read(_p(ctx, "missing.txt")), bash("echo after-failure")],
+        ]
+    },
+)
+
+# -- read then edit ----------------------------------------------------------------------------
+
+READ_EDIT = Scenario(
+    name="read_edit",
+    description="Read a file, Edit it, Write a new one, read the result",
+    prompt=lambda ctx: "Fix the typo in notes.txt and write a summary file.",
+    files=lambda ctx: {"notes.txt": "The quick brwn fox.\nSecond line.\n"},
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt"))],
+            [
+                {
+                    "name": "Edit",
+                    "input": {
+                        "file_path": _p(ctx, "notes.txt"),
+                        "old_string": "brwn",
+                        "new_string": "brown",
+                    },
+                }
+            ],
+            [
+                {
+                    "name": "Write",
+                    "input": {"file_path": _p(ctx, "summary.txt"), "content": "Fixed a typo.\n"},
+                }
+            ],
+            [bash(f"cat {shlex.quote(_p(ctx, 'notes.txt'))}")],
+        ]
+    },
+)
+
+# -- a secret in a command ---------------------------------------------------------------------
+
+
+def _make_secret(ctx: RunContext) -> None:
+    alphabet = string.ascii_letters + string.digits
+    ctx.secret = "ghp_" + "".join(secrets.choice(alphabet) for _ in range(36))
+
+
+SECRET_IN_COMMAND = Scenario(
+    name="secret_in_command",
+    description="A GitHub token (made at run time) in the prompt, a command and its output",
+    prepare=_make_secret,
+    prompt=lambda ctx: f"Check that the token {ctx.secret} is set for the deploy script.",
+    script=lambda ctx: {
+        "main": [
+            [bash(f"export GITHUB_TOKEN={ctx.secret}; echo token=$GITHUB_TOKEN")],
+            [bash(f"echo {ctx.secret} > {shlex.quote(_p(ctx, 'token.txt'))}")],
+            [read(_p(ctx, "token.txt"))],
+        ]
+    },
+)
+
+# -- a background and a foreground subagent ----------------------------------------------------
+
+
+def _agent(prompt: str, description: str, background: bool | None) -> dict[str, Any]:
+    inp: dict[str, Any] = {
+        "description": description,
+        "prompt": prompt,
+        "subagent_type": "general-purpose",
+    }
+    if background is not None:
+        inp["run_in_background"] = background
+    return {"name": "Agent", "input": inp}
+
+
+SUBAGENTS = Scenario(
+    name="subagents",
+    description="An Agent left at its default (background in 2.1.328), then a foreground one",
+    subagents=2,
+    prompt=lambda ctx: "Ask two helpers to check the build.",
+    script=lambda ctx: {
+        "main": [
+            [_agent("Background helper: check the build.", "background check", None)],
+            [_agent("Foreground helper: check the tests.", "foreground check", False)],
+            [bash("echo main-after-agents")],
+        ],
+        "child": [[bash("echo child-ok")]],
+    },
+)
+
+# -- a skill load and InstructionsLoaded -------------------------------------------------------
+
+SKILL_MD = """---
+name: greet
+description: Greet the user warmly by name.
+---
+
+Say hello to the user, then run `echo greeted`.
+"""
+
+SKILL_AND_GUIDE = Scenario(
+    name="skill_and_guide",
+    description="CLAUDE.md loaded at start (InstructionsLoaded); the greet skill loaded",
+    expects_guide=True,
+    expects_skill="greet",
+    files=lambda ctx: {".claude/skills/greet/SKILL.md": SKILL_MD},
+    prompt=lambda ctx: "Greet me.",
+    script=lambda ctx: {
+        "main": [
+            [{"name": "Skill", "input": {"skill": "greet"}}],
+            [bash("echo greeted")],
+        ]
+    },
+)
+
+# -- twenty sequential calls -------------------------------------------------------------------
+
+TWENTY_SEQUENTIAL = Scenario(
+    name="twenty_sequential",
+    description="Twenty calls, one per message (Bash, with every fourth a Read)",
+    prompt=lambda ctx: "Run the twenty checks one after another.",
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "CLAUDE.md")) if i % 4 == 3 else bash(f"echo step-{i}")]
+            for i in range(20)
+        ]
+    },
+)
+
+# -- a run whose final Stop is lost ------------------------------------------------------------
+
+
+def _delay_stop(settings: dict[str, Any], ctx: RunContext) -> None:
+    """Make only the Stop handler slow: async hooks are killed when `claude -p` exits (§3.3).
+
+    The handler first leaves a marker, so the check can tell "started and was killed" from
+    "never started".
+    """
+    marker = shlex.quote(str(ctx.paths.root / "stop-hook-started"))
+    changed = 0
+    for group in settings["hooks"]["Stop"]:
+        for handler in group["hooks"]:
+            if is_trail_command(handler.get("command"), "claude-code"):
+                handler["command"] = f"echo started >> {marker}; sleep 20; {handler['command']}"
+                changed += 1
+    if changed != 1:
+        raise AssertionError(f"expected one trail Stop handler, patched {changed}")
+    ctx.values["stop_marker"] = str(ctx.paths.root / "stop-hook-started")
+
+
+LOST_STOP = Scenario(
+    name="lost_stop",
+    description="The final Stop hook is killed at exit, so trail never receives it",
+    stop_lost=True,
+    patch_settings=_delay_stop,
+    prompt=lambda ctx: "Run one check.",
+    script=lambda ctx: {
+        "main": [[bash("echo before-the-lost-stop")], [read(_p(ctx, "CLAUDE.md"))]]
+    },
+)
+
+# -- exit right after the last tool: hooks still starting are killed ---------------------------
+
+FAST_EXIT = Scenario(
+    name="fast_exit",
+    description="The model answers at once, so async hooks of the last calls die with claude",
+    final_delay=0.0,
+    hooks_complete=False,
+    prompt=lambda ctx: "Run the quick checks.",
+    script=lambda ctx: {
+        "main": [
+            [bash("echo one"), read(_p(ctx, "CLAUDE.md"))],
+            [bash("echo two")],
+            [bash("echo three"), bash("echo four")],
+        ]
+    },
+)
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        PARALLEL_AND_FAILURE,
+        READ_EDIT,
+        SECRET_IN_COMMAND,
+        SUBAGENTS,
+        SKILL_AND_GUIDE,
+        TWENTY_SEQUENTIAL,
+        LOST_STOP,
+        FAST_EXIT,
+    )
+}
