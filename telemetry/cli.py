@@ -24,6 +24,8 @@ def _warn_sync(report: SyncReport) -> None:
         click.echo(
             f"warning: skipped line at byte {item.offset} of {item.path}: {item.reason}", err=True
         )
+    for done in report.resynced:
+        click.echo(f"note: re-read {done.path}: {done.reason}", err=True)
 
 
 @click.command()
@@ -151,9 +153,11 @@ def sync_cmd(as_json: bool) -> None:
     """Mirror every trace.jsonl into SQLite, from where the last sync stopped.
 
     Idempotent: running it again adds nothing. Malformed lines are quarantined and reported;
-    an incomplete last line is left until it is complete.
+    an incomplete last line is left until it is complete. Commits every 4 MiB, so an
+    interrupted sync keeps its progress. A trace that was truncated, replaced or edited is
+    re-read from the start. Waits up to 10 s for another sync's step, then exits 1.
     """
-    _, report = queries.open_synced()
+    _, report = queries.open_synced(wait=True)
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2))
         return
@@ -165,6 +169,10 @@ def sync_cmd(as_json: bool) -> None:
         click.echo(f"  skipped {item.path} at byte {item.offset}: {item.reason}")
     for item in report.pending:
         click.echo(f"  waiting {item.path} at byte {item.offset}: {item.reason}")
+    for done in report.resynced:
+        click.echo(f"  re-read {done.path}: {done.reason}")
+    for item in report.ignored:
+        click.echo(f"  ignored {item.path}: {item.reason}")
 
 
 @click.command()

@@ -125,3 +125,37 @@ def m002_grades(db: Database) -> None:
 def m003_events_by_time(db: Database) -> None:
     # Sessions and timelines are ordered by event time (ts), which importers set in the past.
     db.table("events").create_index(["session_key", "ts"])
+
+
+@migrations()
+def m004_trace_fingerprints(db: Database) -> None:
+    # What a trace file looked like when it was last mirrored, so a sync can tell a file that
+    # grew from one that was truncated, replaced or edited in place (telemetry.sync).
+    table = db.table("trace_files")
+    table.add_column("mtime_ns", int)
+    table.add_column("head_hash", str)  # blake2b of the first bytes (up to 64 KiB)
+    table.add_column("tail_hash", str)  # blake2b of the 64 KiB before the offset
+    table.add_column("full_hash", str)  # blake2b of everything mirrored (files up to 8 MiB)
+
+
+@migrations()
+def m005_forget_glued_rows(db: Database) -> None:
+    # Until now, a torn line's recovered event was stored with the torn bytes in front of it,
+    # so its body was not JSON. Forget every file that produced such a row: the next sync
+    # re-reads it from the start, storing each recovered event as exactly its own JSON.
+    keys = [
+        r[0]
+        for r in db.execute(
+            "SELECT DISTINCT session_key FROM events WHERE NOT json_valid(body)"
+        ).fetchall()
+    ]
+    for key in keys:
+        db.execute("DELETE FROM events WHERE session_key = ?", [key])
+        db.execute("DELETE FROM redactions WHERE session_key = ?", [key])
+        db.execute("DELETE FROM sessions WHERE key = ?", [key])
+        db.execute(
+            "DELETE FROM quarantine WHERE path IN"
+            " (SELECT path FROM trace_files WHERE session_key = ?)",
+            [key],
+        )
+        db.execute("DELETE FROM trace_files WHERE session_key = ?", [key])

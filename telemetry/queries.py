@@ -6,6 +6,7 @@ Store API contract: every function takes an open ``Database``; none writes excep
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import orjson
@@ -19,22 +20,29 @@ from trace_ingest.config import load_config
 from trace_ingest.errors import SessionNotFound
 from trace_ingest.paths import trail_home
 
+BUSY_NOTE = (
+    "another `trail sync` or `trail watch` is writing the mirror; showing what it holds so far"
+)
+
 SESSION_COLUMNS = (
     "key, harness, session_id, project_dir, started_at, last_event_at, state, closed_at,"
     " close_reason, reopen_count, event_count, error_count, redaction_count, trace_path"
 )
 
 
-def open_synced(home: str | None = None) -> tuple[Database, SyncReport]:
+def open_synced(home: str | None = None, *, wait: bool = False) -> tuple[Database, SyncReport]:
     """Open the mirror, catch up with every trace file, sweep idle sessions, and reconcile
     the sessions that closed with their transcripts (telemetry.reconcile)."""
     home = home or trail_home()
     config = load_config(home)
     db = open_db(home)
     idle = float(config["lifecycle"]["idle_minutes"])
-    report = sync(db, home, idle)
+    # Readers never wait on a writer: when another sync holds the lock, read what is there.
+    report = sync(db, home, idle, wait=wait)
+    if report.busy:
+        sys.stderr.write(f"note: {BUSY_NOTE}\n")
     if reconcile_closed(db, home).events_written:
-        sync(db, home, idle)  # mirror what the transcripts added
+        sync(db, home, idle, wait=wait)  # mirror what the transcripts added
     return db, report
 
 
@@ -84,7 +92,23 @@ def session_events(db: Database, key: str) -> list[dict[str, Any]]:
         "SELECT body FROM events WHERE session_key = ? ORDER BY ts, received_at, file_offset",
         [key],
     ).fetchall()
-    return [orjson.loads(r[0]) for r in rows]
+    events: list[dict[str, Any]] = []
+    bad = 0
+    for (body,) in rows:
+        try:
+            ev = orjson.loads(body)
+        except (orjson.JSONDecodeError, TypeError):
+            ev = None
+        if isinstance(ev, dict):
+            events.append(ev)
+        else:
+            bad += 1
+    if bad:  # a mirror written by an older trail, or edited by hand: say so, never crash
+        sys.stderr.write(
+            f"warning: skipped {bad} stored event(s) of {key} that are not JSON objects;"
+            " delete trail.db and run `trail sync` to rebuild it from the traces\n"
+        )
+    return events
 
 
 def session_timeline(db: Database, key: str) -> Canonical:

@@ -13,7 +13,7 @@ from watchdog.observers import Observer
 
 from telemetry.db import open_db
 from telemetry.lifecycle import sweep
-from telemetry.sync import SyncReport, sync
+from telemetry.sync import MirrorBusy, SyncReport, sync, writing
 from trace_ingest.config import load_config
 from trace_ingest.paths import ensure_dir, sessions_dir
 
@@ -52,12 +52,18 @@ def run_watch(
     try:
         last_sweep = 0.0
         while not stop.is_set():
-            _say(sync(db, home, idle), echo)
-            if time.monotonic() - last_sweep >= interval:
-                closed = sweep(db, idle)
-                if closed:
-                    echo(f"closed {closed} idle session(s)")
-                last_sweep = time.monotonic()
+            try:
+                _say(sync(db, home, idle), echo)
+                if time.monotonic() - last_sweep >= interval:
+                    with writing(db.conn):
+                        closed = sweep(db, idle)
+                    if closed:
+                        echo(f"closed {closed} idle session(s)")
+                    last_sweep = time.monotonic()
+            except MirrorBusy as exc:
+                # Another sync held the lock for a whole step's wait: it is mirroring the
+                # same files; try again on the next change or interval.
+                echo(f"{time.strftime('%H:%M:%S')} {exc}; retrying")
             if once:
                 return
             wake.wait(timeout=interval)
