@@ -30,6 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorers.completeness import Gap, GapKind, Profile
+from scorers.contents import (
+    NOT_RUN,
+    Contents,
+    agent_steps,
+    is_internal,
+    nothing_to_grade,
+    step_status,
+)
 from scorers.steps import Step
 from telemetry.lifecycle import to_epoch
 from trace_ingest.errors import ScorerError
@@ -140,6 +148,10 @@ class OpStream:
     ops: list[Op]
     visible: frozenset[str]
     blind: dict[str, tuple[GapKind, str]] = field(default_factory=dict)  # cap -> (kind, why)
+    # Agent actions the stream looked at (tool calls of the user's agents); None when the
+    # stream cannot tell (an audit log records CLEO operations only).
+    actions: int | None = None
+    nothing: str | None = None  # why the session has nothing to grade, when it has not
 
 
 # ───────────────────────────── tool calls ─────────────────────────────
@@ -156,8 +168,9 @@ def _text(value: Any) -> str:
         return str(value)
 
 
-def _outcome(op: Op, step: Step) -> Op:
-    op.success = step.ok
+def _outcome(op: Op, step: Step, status: str = "") -> Op:
+    """Success from the step; an interrupted step's outcome is unknown (the user stopped it)."""
+    op.success = None if status == "interrupted" else step.ok
     blob = _text(step.observation) + " " + (step.error or "")
     if _NOT_FOUND.search(blob):
         op.not_found, op.success = True, False
@@ -167,7 +180,7 @@ def _outcome(op: Op, step: Step) -> Op:
     return op
 
 
-def _mcp_op(step: Step) -> Op | None:
+def _mcp_op(step: Step, status: str = "") -> Op | None:
     parts = step.tool.split("__")
     if len(parts) < 3 or parts[0] != "mcp" or "cleo" not in parts[1].lower():
         return None
@@ -186,7 +199,7 @@ def _mcp_op(step: Step) -> Op | None:
         if isinstance(params, dict)
         else {k: v for k, v in args.items() if k not in ("domain", "operation")}
     )
-    return _outcome(Op(domain, operation, params, gateway=gateway, origin="mcp"), step)
+    return _outcome(Op(domain, operation, params, gateway=gateway, origin="mcp"), step, status)
 
 
 def _cli_tokens(segment: str) -> list[str]:
@@ -261,11 +274,18 @@ def parse_cli(command: str) -> list[tuple[str, str, dict[str, Any]]]:
     return out
 
 
-def ops_from_steps(steps: Iterable[Step]) -> list[Op]:
+def ops_from_steps(steps: Iterable[Step], contents: Contents | None = None) -> list[Op]:
+    """CLEO operations of the user's agents' steps. A call that never ran (refused by a
+    permission policy, cancelled by the harness) is no operation: CLEO never saw it, so it is
+    neither a task created nor an error to recover from. Harness-internal agents' steps are
+    not the agent's behaviour and are left out."""
     ops: list[Op] = []
     for step in steps:
+        status = step_status(step, contents)
+        if status in NOT_RUN or is_internal(step, contents):
+            continue
         if step.tool.startswith("mcp__"):
-            op = _mcp_op(step)
+            op = _mcp_op(step, status)
             if op is not None:
                 ops.append(op)
             continue
@@ -275,7 +295,9 @@ def ops_from_steps(steps: Iterable[Step]) -> list[Op]:
             if isinstance(command, str) and ("ct" in command or "cleo" in command):
                 for domain, operation, params in parse_cli(command):
                     ops.append(
-                        _outcome(Op(domain, operation, params, gateway="cli", origin="cli"), step)
+                        _outcome(
+                            Op(domain, operation, params, gateway="cli", origin="cli"), step, status
+                        )
                     )
     return ops
 
@@ -293,7 +315,9 @@ def ops_from_skills(events: Iterable[dict[str, Any]]) -> list[Op]:
             ts=e.get("ts"),
         )
         for e in events
-        if e.get("kind") == "skill_loaded" and "cleo" in str(e.get("skill") or "").lower()
+        if e.get("kind") == "skill_loaded"
+        and "cleo" in str(e.get("skill") or "").lower()
+        and not e.get("internal")
     ]
 
 
@@ -301,7 +325,8 @@ def tool_stream(
     steps: Sequence[Step], events: Sequence[dict[str, Any]], profile: Profile
 ) -> OpStream:
     """Ops the agent made through its tools; visibility follows the session's profile."""
-    ops = ops_from_steps(steps) + ops_from_skills(events)
+    contents = profile.contents
+    ops = ops_from_steps(steps, contents) + ops_from_skills(events)
     ops.sort(key=lambda o: _epoch(o.ts))
     blind: dict[str, tuple[GapKind, str]] = {}
     for cap, needs in (
@@ -323,7 +348,9 @@ def tool_stream(
             )
             blind[cap] = (kind, why)
     visible = frozenset(c for c in VISIBILITY if c not in blind)
-    return OpStream("tool calls", ops, visible, blind)
+    own = agent_steps(steps, contents)
+    nothing = nothing_to_grade(steps, contents if contents.events else None)
+    return OpStream("tool calls", ops, visible, blind, len(own), nothing)
 
 
 # ───────────────────────────── CLEO audit logs ─────────────────────────────
@@ -590,7 +617,12 @@ def merge(streams: Sequence[OpStream], tolerance_s: float = 5.0) -> OpStream:
     for cap in VISIBILITY:
         if cap not in visible:
             blind.setdefault(cap, ("cannot-provide", "no operation stream sees it"))
-    return _stream(" + ".join(s.origin for s in streams), merged, blind)
+    out = _stream(" + ".join(s.origin for s in streams), merged, blind)
+    known = [s.actions for s in streams if s.actions is not None]
+    out.actions = sum(known) if known else None
+    reasons = [s.nothing for s in streams if s.nothing]
+    out.nothing = reasons[0] if reasons and len(reasons) == len(known) else None
+    return out
 
 
 def stream_profile(stream: OpStream) -> Profile:

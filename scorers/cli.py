@@ -4,7 +4,9 @@ Exit codes (every command): 0 ok; 1 error (bad input, or a grader error: a check
 is reported and nothing is written — never a pass, never a zero); 2 usage error; 3 gate failure
 (a corrupt-success run, a high-severity flag on a run of unknown outcome, or a task that fails
 pass^k: flaky or failing); 4 insufficient data (coverage below eval.min_coverage, or too few
-trials for pass^k) when nothing failed.
+trials for pass^k) when nothing failed; 5 nothing to grade (every graded session or run held
+no agent action, seed 002's intentional empty grade: neither a pass nor a failure). A session
+with nothing to grade among others that were judged leaves the others to decide the code.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from sqlite_utils import Database
 
 from scorers import cleo_ops, ledger
 from scorers.api import set_label
+from scorers.contents import NOTHING
 from scorers.grader_config import GraderConfig, load_grader_config
 from scorers.grading import (
     RUBRICS,
@@ -40,7 +43,7 @@ from trace_ingest.errors import ScorerError, TrailError
 from trace_ingest.events import now_iso
 from trace_ingest.paths import trail_home
 
-EXIT_OK, EXIT_ERROR, EXIT_GATE, EXIT_NODATA = 0, 1, 3, 4
+EXIT_OK, EXIT_ERROR, EXIT_GATE, EXIT_NODATA, EXIT_NOTHING = 0, 1, 3, 4, 5
 GATE_VERDICTS = frozenset({"corrupt-success", "flags-only: high-severity"})
 NODATA = "insufficient-data"
 AUDIT_MARGIN_S = 60.0
@@ -61,8 +64,9 @@ def eval_group() -> None:
     """Grade sessions: L0 facts, L1 trace-grader rules, the cleo rubric, pass^k, CI gate.
 
     Every score is shown with its coverage; checks a session cannot support are unscored
-    (with the missing capability), never zero. Exit codes: 0 ok, 1 error, 3 corrupt-success
-    or flaky, 4 insufficient data. See docs/grading.md.
+    (with the missing capability), never zero. A session whose agents took no action is
+    "nothing-to-grade": no score, neither a pass nor a failure. Exit codes: 0 ok, 1 error,
+    3 corrupt-success or flaky, 4 insufficient data, 5 nothing to grade. See docs/grading.md.
     """
 
 
@@ -77,12 +81,16 @@ config_option = click.option(
 
 
 def exit_code(verdicts: Iterable[str | None], passk: Iterable[TaskPassK] = ()) -> int:
+    """3 gate failure > 4 insufficient data > 5 nothing to grade (only when nothing at all was
+    judged: every verdict is nothing-to-grade and no task's pass^k was computed) > 0 ok."""
     verdicts = list(verdicts)
     rows = list(passk)
     if any(v in GATE_VERDICTS for v in verdicts) or any(t.gate_failed for t in rows):
         return EXIT_GATE
     if any(v == NODATA for v in verdicts) or any(t.pass_hat_k is None for t in rows):
         return EXIT_NODATA
+    if verdicts and all(v == NOTHING for v in verdicts) and not rows:
+        return EXIT_NOTHING
     return EXIT_OK
 
 
@@ -210,7 +218,9 @@ def score(
     and with --rubric cleo the 5 x 20 rubric; the grade is appended to GRADES.jsonl.
     With --traces FILE: seed 001's canonical traces.json (JSON with "tasks") or audit JSONL
     (one run per session_id; --task labels them), graded per run with pass^k; nothing is written.
-    Exit 3 on corrupt-success or a flaky task, 4 on insufficient data.
+    A session or run with no agent action is "nothing-to-grade" (no score; the ledger records
+    it as a finished grade of zero judged work). Exit 3 on corrupt-success or a flaky task, 4 on
+    insufficient data, 5 when there was nothing to grade.
     """
     if sum(x is not None for x in (session, traces)) != 1 and not (
         audit and not traces and not session
@@ -423,8 +433,10 @@ def gate(
 
     Exit codes: 0 ok; 3 a corrupt-success run, a high-severity flag on a run of unknown
     outcome, or a flaky/failing task; 4 insufficient data (coverage below eval.min_coverage,
-    or too few trials) when nothing failed; 1 a grader error (reported; that session gets no
-    grade). Grades are appended to GRADES.jsonl.
+    or too few trials) when nothing failed; 5 nothing to grade: every gated session held no
+    agent action (neither a pass nor a failure; such sessions are JUnit "skipped" and leave
+    the code to the others); 1 a grader error (reported; that session gets no grade). Grades
+    are appended to GRADES.jsonl.
     """
     if not sessions and not all_closed:
         raise click.UsageError("give --session ID (repeatable) or --all-closed")
@@ -465,15 +477,20 @@ def gate(
                 "failure"
                 if rec["verdict"] in GATE_VERDICTS
                 else "skipped"
-                if rec["verdict"] == NODATA
+                if rec["verdict"] in (NODATA, NOTHING)
                 else "passed"
+            )
+            message = (
+                f"{rec['verdict']}: {rec.get('nothingToGrade')}"
+                if rec["verdict"] == NOTHING
+                else f"{rec['verdict']}; coverage {rec['coverage']}"
             )
             cases.append(
                 {
                     "name": f"{rec['sessionKey']} [{rec['rubric']}]",
                     "class": "trail.session",
                     "status": status,
-                    "message": f"{rec['verdict']}; coverage {rec['coverage']}",
+                    "message": message,
                     "detail": "\n".join(rec["flags"]),
                 }
             )

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from scorers.contents import Contents, session_contents, step_status
 from scorers.steps import Pairing
 from trace_ingest.capabilities import CAPABILITY_NAMES, capabilities_of
 
@@ -48,6 +49,7 @@ class Profile:
     present: frozenset[str]
     gaps: dict[str, Gap] = field(default_factory=dict)  # capability -> why it is absent
     integrity: list[Gap] = field(default_factory=list)  # trace-missing: partial losses
+    contents: Contents = field(default_factory=Contents)  # what the session holds
 
     def has(self, capability: str) -> bool:
         return capability in self.present
@@ -94,6 +96,15 @@ def _cannot(cap: str, sources: Sequence[str]) -> Gap:
     return Gap("cannot-provide", cap, f"not provided by {where}")
 
 
+def event_sources(ev: dict[str, Any]) -> list[str]:
+    """The sources that recorded an event: a canonical event's ``sources`` (one event per
+    action, telemetry.canonical), else the stored event's own ``source``."""
+    given = ev.get("sources")
+    if isinstance(given, list) and given:
+        return [str(s) for s in given]
+    return [str(ev.get("source") or "")]
+
+
 def session_profile(
     events: Sequence[dict[str, Any]],
     pairing: Pairing,
@@ -104,9 +115,10 @@ def session_profile(
     """Profile of a recorded session. ``attached`` = capabilities supplied from outside the
     trace (an explicit task outcome, an attached CLEO audit log), capability -> origin."""
     sources, declared = declared_of(
-        (str(e.get("harness") or ""), str(e.get("source") or "")) for e in events
+        (str(e.get("harness") or ""), src) for e in events for src in event_sources(e)
     )
     attached = attached or {}
+    contents = session_contents(events, pairing.steps)
     present = set(declared)
     gaps: dict[str, Gap] = {}
 
@@ -129,8 +141,8 @@ def session_profile(
             )
             missing("success_flags", "no tool results recorded, so no step's success is known")
             missing("durations", "no tool results recorded")
-        elif not any(s.ok is not None for s in pairing.steps):
-            missing("success_flags", "no tool result says whether it succeeded")
+        elif not any(step_status(s, contents) != "unknown" for s in pairing.steps):
+            missing("success_flags", "no tool result says what became of its call")
         if not any(e.get("call_id") for e in tool_events):
             missing("call_ids", "no tool event carries a call id")
         if pairing.results and not any(
@@ -194,7 +206,7 @@ def session_profile(
                 f"window (stages: {', '.join(stages)}); events may be missing",
             )
         )
-    return Profile(sources, declared, frozenset(present), gaps, integrity)
+    return Profile(sources, declared, frozenset(present), gaps, integrity, contents)
 
 
 def file_profile(harness: str, source: str, attached: dict[str, str] | None = None) -> Profile:
@@ -217,4 +229,5 @@ def without(
         profile.present - {capability},
         gaps,
         list(profile.integrity),
+        profile.contents,
     )

@@ -87,7 +87,9 @@ def demo() -> None:
             {
                 "key": row["key"],
                 "verdict": record["verdict"],
-                "score": f"{record['totalScore']:g}/{record['maxScore']:g}",
+                "score": "n/a"
+                if record["maxScore"] is None
+                else f"{record['totalScore']:g}/{record['maxScore']:g}",
                 "coverage": f"{record['coverage']:.0%}",
                 "flags": ", ".join(f.split(":")[0] for f in record["flags"]) or "-",
             }

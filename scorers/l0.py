@@ -1,12 +1,15 @@
 """L0: facts and integrity. Always computable; one pass over the events (O(n log n) at most).
 
-Facts (not scores): counts by kind, source and tool; call/result pairing; errors and error
-rate; durations; the session's time span and idle gaps; hook errors; redactions and
-truncations; the capability profile. Integrity atoms (scored, L0 score = trace integrity, not
-agent behaviour): every call has its result, no hook errors during the session, no damaged
-(malformed / unscrubbable) events, and hook/transcript agreement (scored when a session has
-both hook events and an imported transcript: calls one source saw and the other did not, and
-calls whose success they disagree on).
+Facts (not scores): counts by kind, source and tool; call/result pairing; what became of each
+step (ok, failed, interrupted, refused, cancelled, unknown) and the error rate over the steps
+that ran with a known outcome; harness-internal agents counted apart; durations; the session's
+time span and idle gaps; hook errors; redactions and truncations; the capability profile; what
+the session contains; how its sources agree. Integrity atoms (scored, L0 score = trace
+integrity, not agent behaviour): every call has its result, no hook errors during the session,
+no damaged (malformed / unscrubbable) events, and source agreement (scored when two sources
+recorded the session: actions one source saw while the other was recording and did not, and
+calls whose success they disagree on). A check with nothing to judge (no tool calls to pair,
+no events) is unscored, never a free pass.
 """
 
 from __future__ import annotations
@@ -17,10 +20,29 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from scorers.atoms import Aggregate, Atom, aggregate, flagged, graded, level_verdict, passed
+from scorers.atoms import (
+    Aggregate,
+    Atom,
+    aggregate,
+    flagged,
+    graded,
+    level_verdict,
+    passed,
+    unscored,
+)
 from scorers.base import FnCheck, run_checks
 from scorers.completeness import Profile
-from scorers.steps import RESULT_KINDS, Pairing
+from scorers.contents import (
+    KNOWN_OUTCOME,
+    NOTHING,
+    RESULT_KINDS,
+    STEP_STATUSES,
+    is_internal,
+    nothing_to_grade,
+    step_status,
+)
+from scorers.sources import SourceAgreement, compare_sources
+from scorers.steps import Pairing, Step
 from telemetry.lifecycle import to_epoch
 
 LEVEL = "L0"
@@ -33,6 +55,14 @@ class L0Ctx:
     pairing: Pairing
     profile: Profile
     hook_errors: Sequence[dict[str, Any]]
+    agreement: SourceAgreement | None = None
+
+    def own_steps(self) -> list[Step]:
+        """The user's agents' steps (harness-internal agents counted apart)."""
+        return [s for s in self.pairing.steps if not is_internal(s, self.profile.contents)]
+
+    def internal_steps(self) -> list[Step]:
+        return [s for s in self.pairing.steps if is_internal(s, self.profile.contents)]
 
 
 @dataclass
@@ -58,12 +88,17 @@ def _percentile(values: list[float], q: float) -> float:
 
 def facts(ctx: L0Ctx, idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS) -> dict[str, Any]:
     events, pairing = ctx.events, ctx.pairing
+    contents = ctx.profile.contents
     by_kind = Counter(str(e.get("kind")) for e in events)
     by_source = Counter(f"{e.get('harness')}/{e.get('source')}" for e in events)
-    tools = Counter(s.tool for s in pairing.steps)
-    canonical = Counter(s.canonical for s in pairing.steps)
-    known = [s for s in pairing.steps if s.ok is not None]
-    failed = [s for s in known if s.ok is False]
+    own = ctx.own_steps()
+    internal = ctx.internal_steps()
+    tools = Counter(s.tool for s in own)
+    canonical = Counter(s.canonical for s in own)
+    status = {s.event_id: step_status(s, contents) for s in pairing.steps}
+    by_status = Counter(status[s.event_id] for s in own)
+    known = [s for s in own if status[s.event_id] in KNOWN_OUTCOME]
+    failed = [s for s in known if status[s.event_id] == "failed"]
     durations = [
         float(e["duration_ms"])
         for e in events
@@ -102,12 +137,35 @@ def facts(ctx: L0Ctx, idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS) -> dic
             "duplicate_results": len(pairing.duplicate_results),
         },
         "errors": {
-            "steps": len(pairing.steps),
+            "steps": len(own),
             "steps_with_known_outcome": len(known),
             "failed": len(failed),
             "error_rate": round(len(failed) / len(known), 6) if known else None,
             "failed_by_tool": dict(Counter(s.tool for s in failed).most_common()),
-            "interrupted": sum(1 for e in events if e.get("interrupted") is True),
+            "interrupted": by_status["interrupted"],
+            "refused": by_status["refused"],
+            "cancelled": by_status["cancelled"],
+            "unknown": by_status["unknown"],
+            "by_status": {k: by_status[k] for k in STEP_STATUSES if by_status[k]},
+            "refused_by_tool": dict(
+                Counter(s.tool for s in own if status[s.event_id] == "refused").most_common()
+            ),
+            "cancelled_by_tool": dict(
+                Counter(s.tool for s in own if status[s.event_id] == "cancelled").most_common()
+            ),
+        },
+        "internal": {
+            "events": contents.internal_events,
+            "kinds": dict(contents.internal_kinds),
+            "agents": dict(contents.internal_agents),
+            "steps": len(internal),
+            "tools": dict(Counter(s.tool for s in internal).most_common()),
+        },
+        "contents": {
+            "agent_steps": len(own),
+            "subagents": len(contents.subagents),
+            "skill_loads": contents.skill_loads,
+            "nothing_to_grade": nothing_to_grade(pairing.steps, contents),
         },
         "durations_ms": None
         if not durations
@@ -144,37 +202,51 @@ def facts(ctx: L0Ctx, idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS) -> dic
         },
         "truncated_events": truncated,
         "disagreements": _agreement_fact(ctx),
+        "source_agreement": None if ctx.agreement is None else ctx.agreement.as_dict(),
         "profile": ctx.profile.as_dict(),
     }
 
 
+AGREEMENT = "l0.source_agreement"
+
+
 def _agreement_fact(ctx: L0Ctx) -> dict[str, Any]:
-    sources = {str(e.get("source")) for e in ctx.events}
-    if not {"hook", "transcript"} <= sources:
-        return {
-            "status": "unscored",
-            "reason": "needs both hook events and an imported transcript of the session",
-        }
+    if ctx.agreement is None or len(ctx.agreement.sources) < 2:
+        return {"status": "unscored", "reason": _ONE_SOURCE}
     atom = _disagreement(ctx)
     return {"status": atom.status, "reason": atom.reason}
 
 
+_ONE_SOURCE = "needs two sources of the same session (e.g. hook events and an imported transcript)"
+
+
 def _pairing(ctx: L0Ctx) -> Atom:
     p = ctx.pairing
-    if p.calls == 0:
-        return passed("l0.pairing", LEVEL, weight=1.0, reason="no tool calls to pair")
+    orphans = len(p.orphan_results)
+    if p.calls == 0 and orphans == 0:
+        return unscored(
+            "l0.pairing",
+            LEVEL,
+            weight=1.0,
+            severity="low",
+            reason="nothing to judge: the session has no tool calls to pair",
+        )
     missing = len(p.unpaired_calls)
+    parts = [f"{p.paired}/{p.calls} calls have a result"]
+    if missing:
+        parts.append(f"{missing} without (the trace is missing them)")
+    if orphans:
+        parts.append(f"{orphans} result(s) without their call")
     return graded(
         "l0.pairing",
         LEVEL,
-        earned=p.paired / p.calls if p.calls else 1.0,
+        earned=p.paired / p.calls if p.calls else 0.0,
         possible=1.0,
-        ok=missing == 0,
+        ok=missing == 0 and orphans == 0,
         severity="low",
         fail_status="warn",
-        evidence=p.unpaired_calls,
-        reason=f"{p.paired}/{p.calls} calls have a result"
-        + (f"; {missing} without (the trace is missing them)" if missing else ""),
+        evidence=[*p.unpaired_calls, *p.orphan_results],
+        reason="; ".join(parts),
     )
 
 
@@ -194,6 +266,14 @@ def _hook_errors(ctx: L0Ctx) -> Atom:
 
 
 def _damaged(ctx: L0Ctx) -> Atom:
+    if not ctx.events:
+        return unscored(
+            "l0.damaged_events",
+            LEVEL,
+            weight=1.0,
+            severity="low",
+            reason="nothing to judge: the session holds no events",
+        )
     ids = [
         str(e.get("id"))
         for e in ctx.events
@@ -213,59 +293,51 @@ def _damaged(ctx: L0Ctx) -> Atom:
     )
 
 
-def _calls_by_source(events: Sequence[dict[str, Any]], source: str) -> dict[str, dict[str, Any]]:
-    """call_id -> {"call": event id, "ok": the result's ok} for one source's tool events."""
-    out: dict[str, dict[str, Any]] = {}
-    for ev in events:
-        cid = ev.get("call_id")
-        if ev.get("source") != source or not cid:
-            continue
-        entry = out.setdefault(str(cid), {"call": None, "ok": None, "ids": []})
-        entry["ids"].append(str(ev.get("id")))
-        if ev.get("kind") == "tool_call":
-            entry["call"] = ev.get("id")
-        elif ev.get("kind") in RESULT_KINDS:
-            entry["ok"] = ev.get("ok")
-    return out
-
-
 def _disagreement(ctx: L0Ctx) -> Atom:
-    """Hooks and the transcript saw the same session: do they agree on the tool calls?"""
-    hook = _calls_by_source(ctx.events, "hook")
-    transcript = _calls_by_source(ctx.events, "transcript")
-    both = set(hook) | set(transcript)
-    if not both:
-        return passed("l0.transcript_agreement", LEVEL, weight=1.0, reason="no tool calls")
-    only_transcript = sorted(set(transcript) - set(hook))
-    only_hook = sorted(set(hook) - set(transcript))
-    outcome = sorted(
-        c
-        for c in set(hook) & set(transcript)
-        if None not in (hook[c]["ok"], transcript[c]["ok"]) and hook[c]["ok"] != transcript[c]["ok"]
-    )
-    bad = set(only_transcript) | set(only_hook) | set(outcome)
-    evidence = [i for c in sorted(bad) for i in (hook.get(c) or transcript[c])["ids"]]
+    """Do the session's sources agree on its tool calls? (scorers.sources)"""
+    agr = ctx.agreement
+    assert agr is not None
+    if agr.checked == 0:
+        why = (
+            "no tool calls"
+            if agr.actions == 0
+            else f"none of its {agr.actions} tool call(s) happened while two sources were recording"
+        )
+        return unscored(
+            AGREEMENT, LEVEL, weight=1.0, severity="low", reason=f"nothing to judge: {why}"
+        )
+    missed = [f for f in agr.findings if f.kind == "missed"]
+    outcome = [f for f in agr.findings if f.kind == "outcome"]
     parts = []
-    if only_transcript:
-        parts.append(f"{len(only_transcript)} call(s) in the transcript the hooks never saw")
-    if only_hook:
-        parts.append(f"{len(only_hook)} hook call(s) missing from the transcript")
+    by_missing: Counter[str] = Counter(s for f in missed for s in f.missing_from)
+    for src, n in sorted(by_missing.items()):
+        seen = sorted({s for f in missed if src in f.missing_from for s in f.seen_by})
+        parts.append(
+            f"{n} call(s) {'/'.join(seen)} saw and the {src} never saw, while it was recording"
+        )
     if outcome:
-        parts.append(f"{len(outcome)} call(s) whose success the two sources disagree on")
+        parts.append(f"{len(outcome)} call(s) whose success the sources disagree on")
+    if agr.outside_span:
+        parts.append(
+            f"{agr.outside_span} call(s) outside the other source's recording span (not counted)"
+        )
+    agree = not agr.findings
     return graded(
-        "l0.transcript_agreement",
+        AGREEMENT,
         LEVEL,
-        earned=(len(both) - len(bad)) / len(both),
+        earned=agr.agreeing / agr.checked,
         possible=1.0,
-        ok=not bad,
+        ok=agree,
         severity="low",
         fail_status="warn",
-        evidence=evidence,
-        reason="; ".join(parts) or f"hooks and transcript agree on all {len(both)} tool calls",
+        evidence=[i for f in agr.findings for i in f.evidence],
+        reason="; ".join(parts)
+        or f"{' and '.join(agr.sources)} agree on all {agr.checked} tool calls",
     )
 
 
-def checks(has_hook_source: bool, has_transcript: bool = False) -> list[FnCheck[L0Ctx]]:
+def checks(sources: Sequence[str]) -> list[FnCheck[L0Ctx]]:
+    has_hook = "hook" in sources
     return [
         FnCheck("l0.pairing", LEVEL, "low", frozenset({"call_ids", "tool_results"}), _pairing),
         FnCheck(
@@ -274,18 +346,16 @@ def checks(has_hook_source: bool, has_transcript: bool = False) -> list[FnCheck[
             "low",
             frozenset(),
             _hook_errors,
-            disabled_reason=None if has_hook_source else "no hook source in this session",
+            disabled_reason=None if has_hook else "no hook source in this session",
         ),
         FnCheck("l0.damaged_events", LEVEL, "low", frozenset(), _damaged),
         FnCheck(
-            "l0.transcript_agreement",
+            AGREEMENT,
             LEVEL,
             "low",
             frozenset(),
             _disagreement,
-            disabled_reason=None
-            if has_hook_source and has_transcript
-            else "needs both hook events and an imported transcript of the same session",
+            disabled_reason=None if len(set(sources)) >= 2 else _ONE_SOURCE,
         ),
     ]
 
@@ -297,13 +367,19 @@ def grade_l0(
     hook_errors: Sequence[dict[str, Any]],
     min_coverage: float,
     idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS,
+    disagreements: Sequence[dict[str, Any]] = (),
 ) -> L0Result:
-    ctx = L0Ctx(events, pairing, profile, hook_errors)
-    has_hook = any(s.endswith("/hook") for s in profile.sources)
-    has_transcript = any(s.endswith("/transcript") for s in profile.sources)
-    atoms = run_checks(checks(has_hook, has_transcript), ctx, profile)
+    """L0 of one session. ``events`` may be canonical (one event per action, with ``sources``
+    and ``provenance``) or as stored; ``disagreements`` are the canonical merge's
+    per-field differences between sources (``Disagreement.as_dict()``), when it has them."""
+    agreement = compare_sources(events, disagreements)
+    ctx = L0Ctx(events, pairing, profile, hook_errors, agreement)
+    recording = [s.rsplit("/", 1)[-1] for s in profile.sources]
+    atoms = run_checks(checks(recording), ctx, profile)
     agg = aggregate(atoms)
     verdict = level_verdict(agg, min_coverage) or (
         "complete" if agg.earned >= agg.possible else "gaps"
     )
+    if not events:
+        verdict = NOTHING  # an empty record: no integrity to judge, and none lacking
     return L0Result(facts(ctx, idle_gap_seconds), atoms, agg, verdict)

@@ -18,6 +18,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from scorers.atoms import Atom
+from scorers.contents import NOTHING
 from scorers.grader_config import GraderConfig
 from scorers.grading import SessionGrade
 from scorers.rubric_cleo import RUBRIC_VERSION, CleoResult
@@ -56,6 +57,15 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(x, nd)
 
 
+def _nothing_reason(grade: SessionGrade) -> str | None:
+    if grade.l1 is not None and grade.l1.nothing_reason:
+        return grade.l1.nothing_reason
+    if grade.l0 is not None:
+        reason = grade.l0.facts.get("contents", {}).get("nothing_to_grade")
+        return str(reason) if reason else "nothing to grade: the session holds no events"
+    return None
+
+
 def session_record(
     grade: SessionGrade, config: GraderConfig, timestamp: str | None = None
 ) -> dict[str, Any]:
@@ -82,6 +92,7 @@ def session_record(
             "verdict": grade.l1.verdict,
             "flagVerdict": grade.l1.delivered_verdict,
             **grade.l1.aggregate.as_dict(),
+            "internalSteps": grade.l1.internal_steps,
         }
         main = grade.l1.aggregate
         verdict = grade.l1.verdict
@@ -89,6 +100,9 @@ def session_record(
             flags.append(f"{f.check} ({f.severity}): {f.detail}")
             findings.append(f.as_dict())
     assert main is not None
+    # Nothing to grade (seed 002's intentional empty grade): a finished grade of zero judged
+    # work. No score at all, rather than 0 of 0.
+    nothing = verdict == NOTHING
     return {
         "gradeId": _grade_id(data.key, L1_RUBRIC, ts),
         "sessionId": data.session_id,
@@ -100,10 +114,11 @@ def session_record(
         "levels": levels,
         "verdict": verdict,
         "outcome": "unknown" if data.outcome is None else data.outcome,
-        "totalScore": _r(main.earned),
-        "maxScore": _r(main.possible),
+        "totalScore": None if nothing else _r(main.earned),
+        "maxScore": None if nothing else _r(main.possible),
         "percent": _r(None if main.score is None else 100 * main.score, 2),
         "coverage": _r(main.coverage),
+        "nothingToGrade": _nothing_reason(grade) if nothing else None,
         "dimensions": {a.check: _dimension(a) for a in atoms},
         "flags": flags,
         "findings": findings,
@@ -124,6 +139,7 @@ def cleo_record(
     ts = timestamp or now_iso()
     data = grade.data
     agg = cleo.aggregate
+    nothing = cleo.grade == NOTHING
     return {
         "gradeId": _grade_id(data.key, "cleo", ts),
         "sessionId": data.session_id,
@@ -135,11 +151,12 @@ def cleo_record(
         "verdict": cleo.grade,
         "grade": cleo.grade,
         "outcome": "unknown" if data.outcome is None else data.outcome,
-        "totalScore": _r(agg.earned),
-        "maxScore": _r(agg.possible),
+        "totalScore": None if nothing else _r(agg.earned),
+        "maxScore": None if nothing else _r(agg.possible),
         "rubricMax": _r(agg.total_possible),
         "percent": cleo.percent,
         "coverage": _r(agg.coverage),
+        "nothingToGrade": cleo.stream.nothing if nothing else None,
         "dimensions": cleo.dimensions,
         "flags": [f.text for f in cleo.flags],
         "findings": [f.as_dict() for f in cleo.flags],

@@ -20,6 +20,7 @@ MARK = {
     "flags-only: clean": "FLAGS:OK",
     "flags-only: warnings": "FLAGS:WARN",
     "flags-only: high-severity": "FLAGS:HIGH",
+    "nothing-to-grade": "NOTHING",
 }
 
 
@@ -65,8 +66,17 @@ def atom_lines(atoms: Sequence[Atom], indent: str = "  ") -> list[str]:
 
 def render_l1(result: L1Result, header: bool = True) -> list[str]:
     out = []
+    if result.nothing_reason is not None:
+        if header:
+            out.append(f"L1 verdict: {result.verdict}   (no score, nothing was judged)")
+        out.append(f"  {result.nothing_reason}")
+        if result.internal_steps:
+            out.append(f"  harness-internal agents' steps, not graded: {result.internal_steps}")
+        return out
     if header:
         out.append(f"L1 verdict: {result.verdict}   ({score_line(result.aggregate)})")
+    if result.internal_steps:
+        out.append(f"  harness-internal agents' steps, not graded: {result.internal_steps}")
     if result.run.delivered is None:
         out.append(
             "  outcome: unknown — the verdict is derived from flags alone; record it "
@@ -108,8 +118,16 @@ def render_session(record: dict[str, Any], l1: L1Result | None) -> str:
         )
         out.append(
             f"  errors {e['failed']} of {e['steps_with_known_outcome']} known outcomes "
-            f"(rate {_pct(e['error_rate'])})"
+            f"(rate {_pct(e['error_rate'])}); not failures: refused {e['refused']}, "
+            f"cancelled {e['cancelled']}, interrupted {e['interrupted']}"
         )
+        internal = f["internal"]
+        if internal["events"]:
+            kinds = ", ".join(f"{k} {v}" for k, v in internal["kinds"].items())
+            out.append(
+                f"  harness-internal agents: {internal['events']} events ({kinds}), "
+                f"{internal['steps']} steps, not graded as agent behaviour"
+            )
         if f["durations_ms"]:
             d = f["durations_ms"]
             out.append(
@@ -136,9 +154,12 @@ def render_session(record: dict[str, Any], l1: L1Result | None) -> str:
         for gap in prof["integrity_gaps"]:
             out.append(f"  integrity gap: {gap['reason']}")
         out.append(
-            f"  hook/transcript disagreements: {f['disagreements']['status']} "
-            f"({f['disagreements']['reason']})"
+            f"  source agreement: {f['disagreements']['status']} ({f['disagreements']['reason']})"
         )
+        for finding in (f.get("source_agreement") or {}).get("findings", [])[:5]:
+            out.append(f"    {finding['kind']}: {finding['detail']}")
+        if f["contents"]["nothing_to_grade"]:
+            out.append(f"  {f['contents']['nothing_to_grade']}")
     if l1 is not None:
         out.append(RULE)
         out += render_l1(l1)
@@ -151,6 +172,14 @@ def render_session(record: dict[str, Any], l1: L1Result | None) -> str:
 def render_cleo(record: dict[str, Any], atoms: Sequence[Atom]) -> str:
     pct = record["percent"]
     grade = record["grade"]
+    if record.get("nothingToGrade"):
+        return "\n".join(
+            [
+                RULE,
+                f"rubric {record['rubricVersion']} — {record['sessionKey']}",
+                f"grade: {grade}   (no score: {record['nothingToGrade']})",
+            ]
+        )
     out = [
         RULE,
         f"rubric {record['rubricVersion']} — {record['sessionKey']}",
@@ -173,11 +202,15 @@ def render_cleo(record: dict[str, Any], atoms: Sequence[Atom]) -> str:
 def render_traces(results: Sequence[L1Result], passk: Sequence[TaskPassK], fmt: str) -> str:
     out = [f"trace-grader report ({fmt} input)", RULE]
     for r in results:
+        scored = "no score, nothing to grade" if r.nothing_reason else score_line(r.aggregate)
         out.append(
             f"[{MARK.get(r.verdict, r.verdict):9}] {r.run.task} / {r.run.run_id}  "
             f"(outcome {r.run.outcome}, steps {len(r.run.steps)}, flags "
-            f"{len(r.findings)}, {score_line(r.aggregate)})"
+            f"{len(r.findings)}, {scored})"
         )
+        if r.nothing_reason:
+            out.append(f"      {r.nothing_reason}")
+            continue
         for f in r.findings:
             out.append(f"      - {f.severity:6} {f.check}: {f.detail}  -> {f.event}")
         out += atom_lines([a for a in r.atoms if a.status == "unscored"], "      ")

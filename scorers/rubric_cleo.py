@@ -17,7 +17,10 @@ Unlike CLEO, a criterion the operation stream cannot see is *unscored*, not zero
 814), and a criterion with nothing to judge (no discovery calls, no tasks.add, no errors) is
 unscored instead of earning a benefit-of-doubt baseline. Letter grades (A 90-100, B 75-89,
 C 60-74, D 45-59, F 0-44) apply to the percentage of the *scored* points, beside coverage; below
-the minimum coverage the grade is ``insufficient-data``.
+the minimum coverage the grade is ``insufficient-data``. A session whose user agents took no
+action at all (and no audit row) is ``nothing-to-grade``: no letter, no score. Operations come
+only from the user's agents' calls that ran (scorers.cleo_ops): a refused or cancelled call is
+no operation, and an interrupted one has an unknown outcome, never an error to deduct for.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 from scorers.atoms import Aggregate, Atom, aggregate, graded, unscored
 from scorers.base import FnCheck, run_checks
 from scorers.cleo_ops import Op, OpStream, stream_profile
+from scorers.contents import NOTHING
 
 RUBRIC = "cleo"
 RUBRIC_VERSION = "cleo-5x20/1 (seed 000, ct-grade)"
@@ -86,7 +90,7 @@ class CleoResult:
     atoms: list[Atom]
     flags: list[CleoFlag]
     aggregate: Aggregate
-    grade: str  # A-F or insufficient-data
+    grade: str  # A-F, insufficient-data, or nothing-to-grade
     dimensions: dict[str, dict[str, Any]]
     entry_count: int
     stream: OpStream
@@ -410,6 +414,15 @@ def _dimension(code: str, atoms: list[Atom]) -> dict[str, Any]:
 
 def grade_cleo(stream: OpStream, *, session_open: bool, min_coverage: float) -> CleoResult:
     ctx = CleoCtx(stream.ops, session_open)
+    if not stream.ops and stream.nothing:
+        # No agent action at all: seed 002's intentional empty grade, not a data problem.
+        atoms = [
+            unscored(c.name, LEVEL, weight=c.weight(), reason=stream.nothing)
+            for c in checks(stream)
+        ]
+        agg = aggregate(atoms)
+        dims = {DIMENSIONS[code][0]: _dimension(code, atoms) for code in DIMENSIONS}
+        return CleoResult(atoms, [], agg, NOTHING, dims, 0, stream)
     if not stream.ops:
         reason = (
             f"no CLEO operations observed in {stream.origin} (no tool calls recognised "

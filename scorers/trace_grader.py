@@ -12,20 +12,50 @@ Rules (parameters only in the grader config, scorers/data/trace-grader.yaml):
 - ``edited_without_read`` (medium, gated by ``grounding.enabled``): an edit of a file that was
   never read, written, or searched (the file or a folder above it) before, by any agent.
 
+What became of each step (scorers.contents): a step that never ran (``refused`` by a permission
+policy, ``cancelled`` by the harness) is an attempt: it counts for ``forbidden_tool`` (the
+agent chose that tool) and the step budget, but it is not a failure (no retry storm), and it
+neither grounds a later edit nor is an edit or a use of an ordered tool. ``interrupted`` (the
+user stopped it) and ``unknown`` (no result) are not failures either; they end a run of
+consecutive failures. Harness-internal agents' steps (warmup, compaction) are not graded.
+
+Each rule judges only what the session contains: a rule whose subject is absent (no edit for
+``edited_without_read``, no use of a later tool for ``out_of_order``, no step that ran with a
+known outcome for ``retry_storm``) is unscored with the reason, never a free pass.
+
 Verdicts: ``fail`` (not delivered), ``corrupt-success`` (delivered and a high flag),
-``pass-with-warnings``, ``clean-pass``; with an unknown outcome ``flags-only: ...`` (never a pass).
+``pass-with-warnings``, ``clean-pass``; with an unknown outcome ``flags-only: ...`` (never a pass);
+``nothing-to-grade`` when the run holds no agent action (seed 002's intentional empty grade).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scorers.atoms import Aggregate, Atom, Severity, aggregate, flagged, level_verdict, passed
+from scorers.atoms import (
+    Aggregate,
+    Atom,
+    Severity,
+    aggregate,
+    flagged,
+    level_verdict,
+    passed,
+    unscored,
+)
 from scorers.base import FnCheck, run_checks
 from scorers.completeness import Profile
+from scorers.contents import (
+    KNOWN_OUTCOME,
+    NOT_RUN,
+    NOTHING,
+    Contents,
+    is_internal,
+    nothing_to_grade,
+    step_status,
+)
 from scorers.grader_config import GraderConfig
 from scorers.steps import Run, Step, lanes
 
@@ -46,7 +76,9 @@ VERDICTS = (
     "flags-only: warnings",
     "flags-only: high-severity",
     "insufficient-data",
+    NOTHING,
 )
+StatusOf = Callable[[Step], str]
 
 
 @dataclass(frozen=True)
@@ -76,7 +108,11 @@ class Finding:
 class L1Ctx:
     run: Run
     config: GraderConfig
+    contents: Contents | None = None
     findings: list[Finding] = field(default_factory=list)
+
+    def status(self, step: Step) -> str:
+        return step_status(step, self.contents)
 
 
 @dataclass
@@ -88,6 +124,8 @@ class L1Result:
     delivered_verdict: str  # the verdict before the coverage rule
     aggregate: Aggregate
     config: GraderConfig
+    internal_steps: int = 0  # harness-internal agents' steps, left out of the run
+    nothing_reason: str | None = None  # why there is nothing to grade
 
     @property
     def high(self) -> bool:
@@ -100,7 +138,9 @@ class L1Result:
             "outcome": self.run.outcome,
             "delivered": self.run.delivered,
             "step_count": len(self.run.steps),
+            "internal_steps": self.internal_steps,
             "verdict": self.verdict,
+            "nothing_to_grade": self.nothing_reason,
             "corrupt_success": self.verdict == "corrupt-success",
             "flags": [f.as_dict() for f in self.findings],
             **self.aggregate.as_dict(),
@@ -120,11 +160,24 @@ def _command(step: Step) -> str | None:
     return None
 
 
-def find_forbidden_tool(run: Run, cfg: GraderConfig) -> list[Finding]:
+def _default_status(step: Step) -> str:
+    return step_status(step)
+
+
+def _ran(step: Step, status: StatusOf) -> bool:
+    return status(step) not in NOT_RUN
+
+
+def find_forbidden_tool(
+    run: Run, cfg: GraderConfig, status: StatusOf = _default_status
+) -> list[Finding]:
+    """Every step, whether it ran or not: asking for a forbidden tool is the violation."""
     out: list[Finding] = []
     for s in run.steps:
         reason = _forbidden(s, cfg)
         if reason is not None:
+            if not _ran(s, status):
+                reason += f" ({status(s)}: it did not run)"
             out.append(Finding("forbidden_tool", "high", s.index, s.tool, s.event_id, reason))
     return out
 
@@ -142,13 +195,18 @@ def _forbidden(s: Step, cfg: GraderConfig) -> str | None:
     return None
 
 
-def find_out_of_order(run: Run, cfg: GraderConfig) -> list[Finding]:
+def find_out_of_order(
+    run: Run, cfg: GraderConfig, status: StatusOf = _default_status
+) -> list[Finding]:
+    """Steps that did not run (refused, cancelled) are neither a use of B nor an earlier A."""
     out: list[Finding] = []
     if not cfg.must_precede:
         return out
     for lane in lanes(run.steps).values():
         seen: set[str] = set()
         for s in lane:
+            if not _ran(s, status):
+                continue
             names = s.names()
             for before, after in cfg.must_precede:
                 if after in names and before not in seen:
@@ -166,15 +224,23 @@ def find_out_of_order(run: Run, cfg: GraderConfig) -> list[Finding]:
     return out
 
 
-def find_retry_storm(run: Run, cfg: GraderConfig) -> list[Finding]:
+def find_retry_storm(
+    run: Run, cfg: GraderConfig, status: StatusOf = _default_status
+) -> list[Finding]:
+    """More than ``retry_threshold`` consecutive ``failed`` steps of one tool in one lane.
+
+    Steps that never ran (refused, cancelled: e.g. the siblings Claude Code cancels when one
+    call of a parallel batch fails) are skipped: neither a failure nor a break. Interrupted
+    and unknown steps end the run of failures."""
     out: list[Finding] = []
     thr = cfg.retry_threshold
-    for lane in lanes(run.steps).values():
+    for whole in lanes(run.steps).values():
+        lane = [s for s in whole if _ran(s, status)]
         i, n = 0, len(lane)
         while i < n:
-            if lane[i].ok is False:
+            if status(lane[i]) == "failed":
                 j = i
-                while j < n and lane[j].ok is False and lane[j].tool == lane[i].tool:
+                while j < n and status(lane[j]) == "failed" and lane[j].tool == lane[i].tool:
                     j += 1
                 if j - i > thr:
                     s = lane[i]
@@ -195,7 +261,10 @@ def find_retry_storm(run: Run, cfg: GraderConfig) -> list[Finding]:
     return out
 
 
-def find_excessive_steps(run: Run, cfg: GraderConfig) -> list[Finding]:
+def find_excessive_steps(
+    run: Run, cfg: GraderConfig, status: StatusOf = _default_status
+) -> list[Finding]:
+    """Every step of the user's agents counts, whether it ran or not (the agent took it)."""
     n = len(run.steps)
     if n > cfg.step_budget:
         last = run.steps[-1]
@@ -221,17 +290,24 @@ def _ancestors(path: str) -> list[str]:
     return out
 
 
-def find_edited_without_read(run: Run, cfg: GraderConfig) -> list[Finding]:
-    """Grounding proxy, O(steps x path depth): files read/written and folders searched."""
+def _is_edit(step: Step) -> bool:
+    return any(n in EDIT_NAMES for n in step.names())
+
+
+def find_edited_without_read(
+    run: Run, cfg: GraderConfig, status: StatusOf = _default_status
+) -> list[Finding]:
+    """Grounding proxy, O(steps x path depth): files read/written and folders searched.
+    A read that never ran grounds nothing; an edit that never ran edited nothing."""
     out: list[Finding] = []
     files: set[str] = set()
     folders: set[str] = set()
     for s in run.steps:
         names = s.names()
         path = s.path
-        if path is None:
+        if path is None or not _ran(s, status):
             continue
-        if any(n in EDIT_NAMES for n in names):
+        if _is_edit(s):
             if path not in files and not any(a in folders for a in _ancestors(path)):
                 out.append(
                     Finding(
@@ -252,7 +328,42 @@ def find_edited_without_read(run: Run, cfg: GraderConfig) -> list[Finding]:
     return out
 
 
-Finder = Callable[[Run, GraderConfig], list[Finding]]
+# ───────────────────────────── subjects: what each rule judges ─────────────────────────────
+# None: the session contains the rule's subject; a string: why there is nothing to judge.
+
+Subject = Callable[[Run, GraderConfig, StatusOf], str | None]
+
+
+def _any_step(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None:
+    return None if run.steps else "nothing to judge: the run has no steps"
+
+
+def _later_tool_used(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None:
+    later = {after for _, after in cfg.must_precede}
+    if any(_ran(s, status) and later & set(s.names()) for s in run.steps):
+        return None
+    return (
+        f"nothing to judge: no step that ran used {', '.join(sorted(later))} "
+        "(the later tool of a must_precede pair)"
+    )
+
+
+def _known_outcomes(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None:
+    if any(status(s) in KNOWN_OUTCOME for s in run.steps):
+        return None
+    return (
+        "nothing to judge: no step ran with a known outcome (all refused, cancelled, "
+        "interrupted or unanswered)"
+    )
+
+
+def _edits(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None:
+    if any(_is_edit(s) and s.path is not None and _ran(s, status) for s in run.steps):
+        return None
+    return "nothing to judge: the run has no edit of a file that ran"
+
+
+Finder = Callable[[Run, GraderConfig, StatusOf], list[Finding]]
 
 
 def _rule(
@@ -260,13 +371,17 @@ def _rule(
     severity: Severity,
     requires: set[str],
     finder: Finder,
+    subject: Subject,
     cfg: GraderConfig,
     disabled: str | None = None,
 ) -> FnCheck[L1Ctx]:
     def fn(ctx: L1Ctx) -> Atom:
-        found = finder(ctx.run, ctx.config)
-        ctx.findings.extend(found)
         weight = ctx.config.weight(severity)
+        nothing = subject(ctx.run, ctx.config, ctx.status)
+        if nothing is not None:
+            return unscored(name, LEVEL, weight=weight, reason=nothing, severity=severity)
+        found = finder(ctx.run, ctx.config, ctx.status)
+        ctx.findings.extend(found)
         if not found:
             return passed(
                 name,
@@ -290,18 +405,36 @@ def _rule(
 
 
 def rules(cfg: GraderConfig) -> list[FnCheck[L1Ctx]]:
-    """The five rules with their requirements (looked up at call time, so tests can patch)."""
+    """The five rules with their requirements and subjects (finders looked up at call time,
+    so tests can patch them)."""
     grounding_off = None if cfg.grounding_enabled else "disabled by config (grounding.enabled)"
+    order_off = None if cfg.must_precede else "disabled by config (no must_precede pairs)"
     return [
-        _rule("forbidden_tool", "high", {"tool_names"}, find_forbidden_tool, cfg),
-        _rule("out_of_order", "medium", {"tool_names"}, find_out_of_order, cfg),
-        _rule("retry_storm", "medium", {"tool_names", "success_flags"}, find_retry_storm, cfg),
-        _rule("excessive_steps", "low", {"tool_names"}, find_excessive_steps, cfg),
+        _rule("forbidden_tool", "high", {"tool_names"}, find_forbidden_tool, _any_step, cfg),
+        _rule(
+            "out_of_order",
+            "medium",
+            {"tool_names"},
+            find_out_of_order,
+            _later_tool_used,
+            cfg,
+            order_off,
+        ),
+        _rule(
+            "retry_storm",
+            "medium",
+            {"tool_names", "success_flags"},
+            find_retry_storm,
+            _known_outcomes,
+            cfg,
+        ),
+        _rule("excessive_steps", "low", {"tool_names"}, find_excessive_steps, _any_step, cfg),
         _rule(
             "edited_without_read",
             "medium",
             {"tool_names", "tool_args"},
             find_edited_without_read,
+            _edits,
             cfg,
             grounding_off,
         ),
@@ -326,13 +459,28 @@ def run_verdict(delivered: bool | None, findings: Sequence[Finding]) -> str:
 
 
 def grade_run(run: Run, cfg: GraderConfig, profile: Profile, min_coverage: float) -> L1Result:
-    """Grade one run. A found high-severity violation is not erased by low coverage; otherwise
-    coverage below ``min_coverage`` makes the verdict ``insufficient-data``."""
-    ctx = L1Ctx(run, cfg)
+    """Grade one run: the user's agents' steps (harness-internal agents left out). A run with
+    no agent action is ``nothing-to-grade`` (every rule unscored, no score). A found
+    high-severity violation is not erased by low coverage; otherwise coverage below
+    ``min_coverage`` makes the verdict ``insufficient-data``."""
+    contents = profile.contents
+    own = [s for s in run.steps if not is_internal(s, contents)]
+    graded_run = replace(run, steps=own)
+    internal = len(run.steps) - len(own)
+    nothing = nothing_to_grade(run.steps, contents if contents.events else None)
+    if nothing is not None:
+        atoms = [
+            unscored(c.name, LEVEL, weight=c.weight(), reason=nothing, severity=c.severity)
+            for c in rules(cfg)
+        ]
+        return L1Result(
+            graded_run, atoms, [], NOTHING, NOTHING, aggregate(atoms), cfg, internal, nothing
+        )
+    ctx = L1Ctx(graded_run, cfg, contents)
     atoms = run_checks(rules(cfg), ctx, profile)
     agg = aggregate(atoms)
     verdict = base = run_verdict(run.delivered, ctx.findings)
     low = level_verdict(agg, min_coverage)
     if low and not any(f.severity == "high" for f in ctx.findings):
         verdict = low
-    return L1Result(run, atoms, ctx.findings, verdict, base, agg, cfg)
+    return L1Result(graded_run, atoms, ctx.findings, verdict, base, agg, cfg, internal)

@@ -122,7 +122,7 @@ def test_outcome_turns_flags_into_verdicts(good_session: str, storm_session: str
 def test_grader_error_is_an_error_no_grade_written(
     good_session: str, trail_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def boom(run: object, cfg: object) -> list[object]:
+    def boom(*args: object) -> list[object]:
         raise ValueError("kaput")
 
     monkeypatch.setattr(trace_grader, "find_retry_storm", boom)

@@ -119,13 +119,15 @@ def test_facts_hand_computed() -> None:
     assert f["truncated_events"] == 1 and f["hook_errors"]["count"] == 1
     assert f["disagreements"]["status"] == "unscored"
     atoms = {a.check: a for a in res.atoms}
-    assert atoms["l0.pairing"].earned == 2 / 3 and atoms["l0.pairing"].evidence == ("e6",)
+    assert atoms["l0.pairing"].earned == 2 / 3 and atoms["l0.pairing"].evidence == ("e6", "e7")
     assert atoms["l0.damaged_events"].evidence == ("e8",)
     assert res.verdict == "gaps"
 
 
-def test_empty_session_is_complete_not_an_error() -> None:
+def test_empty_session_is_nothing_to_grade_not_an_error() -> None:
     pairing = pair_events([])
     res = grade_l0([], pairing, session_profile([], pairing), [], 0.5)
     assert res.facts["events"] == 0
-    assert res.verdict in ("complete", "insufficient-data")
+    assert res.verdict == "nothing-to-grade"
+    assert res.aggregate.score is None  # never a full score
+    assert all(a.status == "unscored" for a in res.atoms)

@@ -1,27 +1,34 @@
-"""A session recorded by hooks and imported from its transcript: graded once, compared in L0."""
+"""A session recorded by hooks and imported from its transcript: graded once per action, its
+sources compared in L0 (scorers.sources), end to end through the real hook and importer."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.conftest import TRAIL, run_hook
+import pytest
+
+from telemetry.lifecycle import to_epoch
+from tests.conftest import TRAIL, read_trace_lines, run_hook
 
 SID = "7a1b2c3d-0000-4000-8000-000000000001"
+AGREEMENT = "l0.source_agreement"
 BASE = {"session_id": SID, "transcript_path": "/t.jsonl", "cwd": "/p"}
 
 
-def transcript(path: Path, calls: list[tuple[str, str, bool]]) -> Path:
-    """A Claude Code transcript (harnesses.md §1.7) with one assistant tool_use per call."""
+def transcript(path: Path, calls: list[tuple[str, str, bool, str]]) -> Path:
+    """A Claude Code transcript (harnesses.md §1.7) with one assistant tool_use per call,
+    each ``(call id, command, ok, ISO time)``."""
     lines = []
-    for n, (cid, command, ok) in enumerate(calls):
+    for n, (cid, command, ok, when) in enumerate(calls):
         lines.append(
             {
                 "type": "assistant",
                 "uuid": f"a{n}",
                 "sessionId": SID,
-                "timestamp": f"2026-01-05T10:00:{n:02d}.000Z",
+                "timestamp": when,
                 "message": {
                     "role": "assistant",
                     "content": [
@@ -40,7 +47,7 @@ def transcript(path: Path, calls: list[tuple[str, str, bool]]) -> Path:
                 "type": "user",
                 "uuid": f"u{n}",
                 "sessionId": SID,
-                "timestamp": f"2026-01-05T10:00:{n:02d}.500Z",
+                "timestamp": when,
                 "message": {
                     "role": "user",
                     "content": [
@@ -56,6 +63,19 @@ def transcript(path: Path, calls: list[tuple[str, str, bool]]) -> Path:
         )
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     return path
+
+
+def hook_stamps(home: Path) -> dict[str, str]:
+    """call id -> when the hooks saw its PreToolUse (the hooks' own clock)."""
+    return {
+        e["call_id"]: e["ts"]
+        for e in read_trace_lines(home)
+        if e["kind"] == "tool_call" and e["source"] == "hook"
+    }
+
+
+def iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def hook_call(cid: str, command: str, ok: bool) -> None:
@@ -107,22 +127,28 @@ def atom(grade: dict[str, object], name: str) -> dict[str, object]:
     return next(a for a in grade["atoms"] if a["check"] == name)  # type: ignore[attr-defined,index]
 
 
-def test_two_sources_are_graded_once_and_compared(trail_home: Path, tmp_path: Path) -> None:
+def _two_sources(trail_home: Path, tmp_path: Path) -> dict[str, object]:
+    """Hooks saw three failing calls; the transcript saw those three (one of them succeeding),
+    one more inside the hooks' recording span, and one an hour before the hooks started."""
     for cid in ("toolu_1", "toolu_2", "toolu_3"):
         hook_call(cid, "make test", ok=False)  # three failures: a retry storm (threshold 2)
+    run_hook({**BASE, "hook_event_name": "Stop", "stop_hook_active": False})
     only_hooks = score(SID)
-    storm = atom(only_hooks, "retry_storm")
-    assert storm["status"] == "warn" and "failed 3x in a row" in str(storm["reason"])
-    assert atom(only_hooks, "l0.transcript_agreement")["status"] == "unscored"
+    storm = atom(only_hooks, AGREEMENT)
+    assert storm["status"] == "unscored" and "two sources" in str(storm["reason"])
+    assert atom(only_hooks, "retry_storm")["status"] == "warn"
 
-    # The transcript saw one more call the hooks missed, and disagrees on one outcome.
+    stamps = hook_stamps(trail_home)
+    t3 = to_epoch(stamps["toolu_3"])
+    assert t3 is not None
     path = transcript(
         tmp_path / f"{SID}.jsonl",
         [
-            ("toolu_1", "make test", False),
-            ("toolu_2", "make test", True),
-            ("toolu_3", "make test", False),
-            ("toolu_4", "make lint", True),
+            ("toolu_0", "make setup", True, iso(t3 - 3600)),  # before the hooks recorded
+            ("toolu_1", "make test", False, stamps["toolu_1"]),
+            ("toolu_2", "make test", True, stamps["toolu_2"]),
+            ("toolu_3", "make test", False, stamps["toolu_3"]),
+            ("toolu_4", "make lint", True, iso(t3 + 0.001)),  # the hooks missed it
         ],
     )
     done = subprocess.run(
@@ -135,13 +161,35 @@ def test_two_sources_are_graded_once_and_compared(trail_home: Path, tmp_path: Pa
         ).stdout
     )
     assert len(sessions) == 1  # one session, two sources
+    return score(SID)
 
-    both = score(SID)
-    agreement = atom(both, "l0.transcript_agreement")
+
+def test_a_call_one_source_missed_while_both_recorded_is_an_integrity_finding(
+    trail_home: Path, tmp_path: Path
+) -> None:
+    both = _two_sources(trail_home, tmp_path)
+    agreement = atom(both, AGREEMENT)
     assert agreement["status"] == "warn"
-    assert "1 call(s) in the transcript the hooks never saw" in str(agreement["reason"])
-    assert "1 call(s) whose success the two sources disagree on" in str(agreement["reason"])
-    assert agreement["earned"] == 0.5  # 2 of 4 calls agree
-    # L1 still sees three steps from the hooks, not seven from both sources.
-    assert atom(both, "retry_storm")["reason"] == storm["reason"]
-    assert atom(both, "excessive_steps")["reason"] == atom(only_hooks, "excessive_steps")["reason"]
+    reason = str(agreement["reason"])
+    assert "1 call(s) transcript saw and the hook never saw, while it was recording" in reason
+    # toolu_0 happened an hour before the hooks recorded anything: counted apart.
+    assert "1 call(s) outside the other source's recording span (not counted)" in reason
+    facts = both["levels"]["L0"]["facts"]["source_agreement"]  # type: ignore[index]
+    assert facts["actions"] == 5 and facts["checked"] == 4 and facts["outside_span"] == 1
+    assert [f["call_id"] for f in facts["findings"] if f["kind"] == "missed"] == ["toolu_4"]
+    # Behaviour is graded once per real action, not once per source.
+    assert "in 5 steps" in str(atom(both, "excessive_steps")["reason"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs each source's ok on merged canonical events (provenance entries with ok / "
+    "status, or the merge's disagreements passed to grade_l0): lead, scorers/grading.py",
+)
+def test_sources_disagreeing_on_success_is_an_integrity_finding(
+    trail_home: Path, tmp_path: Path
+) -> None:
+    both = _two_sources(trail_home, tmp_path)
+    agreement = atom(both, AGREEMENT)
+    assert "1 call(s) whose success the sources disagree on" in str(agreement["reason"])
+    assert agreement["earned"] == 0.5  # toolu_1 and toolu_3 agree; toolu_2 and toolu_4 do not

@@ -209,7 +209,8 @@ def test_low_coverage_gives_insufficient_data_but_keeps_high_flags(tmp_path: Pat
     assert clean.aggregate.score is None  # never a zero
     # Audit source: no success flags, so retry_storm (2) is unscored: 8 of 10 scorable.
     names_only = file_profile("trace-grader", "audit")
-    thin = grade_run(run(("read", True)), c, names_only, 0.9)
+    read_edit = run(("read", True, {"path": "/a"}), ("edit", True, {"path": "/a"}))
+    thin = grade_run(read_edit, c, names_only, 0.9)
     assert thin.verdict == "insufficient-data"
     assert thin.aggregate.coverage == pytest.approx(0.8)
     forced = grade_run(run(("force_push", True)), c, names_only, 0.9)
