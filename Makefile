@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test docs bench clean
+.PHONY: demo test test-harness harnesses docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("trail needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -20,11 +20,20 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	TRAIL_HOME=$${TRAIL_HOME:-$(CURDIR)/.demo-home} $(BIN)/trail demo
 
-test: $(STAMP)
+# The real harness programs the rig drives (tests/harnesses/versions.py pins them), installed
+# from their registries into a cache outside the repository; needs node and npm.
+harnesses: $(STAMP)
+	$(BIN)/python -m tests.harnesses.install
+
+test: $(STAMP) harnesses
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
+
+# Only the real-harness rig (docs/testing.md).
+test-harness: $(STAMP) harnesses
+	$(BIN)/python -m pytest -q -m harness
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]' --config-settings editable_mode=compat \

@@ -29,7 +29,7 @@ from tests.harnesses.versions import PINS, Pin
 
 NODE_HINT = (
     "the real-harness tests need Node.js (>= 20) and npm on PATH. "
-    "Debian/Ubuntu: `apt-get install -y nodejs npm` (as root; .ci/run does this when CI=true); "
+    "Debian/Ubuntu: `apt-get install -y nodejs npm` (.ci/run does this when it runs as root); "
     "elsewhere: https://nodejs.org or your package manager."
 )
 
@@ -100,6 +100,7 @@ def _require(tool: str) -> str:
 def _install_npm(pin: Pin, target: Path, log: Path) -> None:
     _require("node")
     npm = _require("npm")
+    print(f"installing {pin.spec} into {target} ...", file=sys.stderr, flush=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{pin.folder}-", dir=target.parent))
     try:
         (staging / "package.json").write_text('{"private": true}\n')
@@ -154,7 +155,6 @@ def ensure(harness: str = "claude-code") -> Path:
                 f"{pin.spec}: installing {pin.registry} harnesses is not wired into the rig yet "
                 "(docs/testing.md, 'Other harnesses')"
             )
-        print(f"installing {pin.spec} into {install_dir(pin)} ...", file=sys.stderr, flush=True)
         _install_npm(pin, install_dir(pin), root / f"{pin.folder}.install.log")
     return binary(pin)
 
