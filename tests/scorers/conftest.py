@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -137,5 +138,62 @@ def storm_session() -> str:
             *call(sid, "Bash", "t4", {"command": "git push --force origin main"}),
             end(sid),
         ]
+    )
+    return sid
+
+
+# ───────────── sessions written as stored events (fields the hooks do not emit yet) ─────────────
+
+_CLOCK = [0]
+
+
+def stored_event(sid: str, kind: str, *, source: str = "hook", **fields: Any) -> dict[str, Any]:
+    """One schema-v1 event as the store keeps it, a millisecond after the previous one."""
+    from trace_ingest.events import new_event, now_iso
+
+    _CLOCK[0] += 1
+    when = fields.pop("ts", None) or now_iso(1_764_000_000_000_000_000 + _CLOCK[0] * 1_000_000)
+    ev = new_event(
+        harness="claude-code",
+        source=source,
+        session_id=sid,
+        kind=kind,
+        received_at=when,
+        id_parts=(_CLOCK[0], kind, fields.get("call_id")),
+    )
+    ev.update(fields)
+    return ev
+
+
+def tool(
+    sid: str,
+    name: str,
+    cid: str,
+    canonical: str,
+    tool_input: dict[str, Any],
+    status: str = "ok",
+    **fields: Any,
+) -> list[dict[str, Any]]:
+    """A tool call and what became of it (docs/events.md ``status``)."""
+    ok = {"ok": True, "failed": False, "interrupted": False}.get(status)
+    kind = "tool_result" if status == "ok" else "tool_error"
+    common = {"tool_name": name, "tool": canonical, "call_id": cid, **fields}
+    return [
+        stored_event(sid, "tool_call", input=tool_input, **common),
+        stored_event(sid, kind, ok=ok, status=status, input=tool_input, **common),
+    ]
+
+
+def write_session(home: Path, events: list[dict[str, Any]]) -> str:
+    """Append events to their session's trace.jsonl (as the hook or an importer would)."""
+    from trace_ingest.events import to_line
+    from trace_ingest.paths import trace_path
+    from trace_ingest.store import append_lines
+
+    sid = str(events[0]["session_id"])
+    append_lines(
+        trace_path(str(home), "claude-code", sid),
+        "".join(to_line(e) for e in events),
+        str(home),
     )
     return sid
