@@ -92,16 +92,17 @@ def session_contents(events: Sequence[Mapping[str, Any]], steps: Iterable[Step])
     """Statuses, internal agents and subjects of a session, from its events and steps."""
     by_id = {str(e.get("id")): e for e in events if e.get("id")}
     internal_agents: dict[str, str] = {}
-    kinds: Counter[str] = Counter()
-    internal_events = 0
     for e in events:
         what = _internal(e)
-        if what is None:
-            continue
-        internal_events += 1
-        kinds[what] += 1
-        if e.get("agent_id"):
+        if what is not None and e.get("agent_id"):
             internal_agents.setdefault(str(e["agent_id"]), what)
+    kinds: Counter[str] = Counter()
+    internal_events = 0
+    for e in events:  # an internal agent's events are internal, flagged one by one or not
+        what = _internal(e) or internal_agents.get(str(e.get("agent_id") or ""))
+        if what is not None:
+            internal_events += 1
+            kinds[what] += 1
     status: dict[str, str] = {}
     internal_steps: set[str] = set()
     for step in steps:

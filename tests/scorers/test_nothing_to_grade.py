@@ -124,7 +124,7 @@ def test_only_warmup_agents_is_nothing_to_grade(trail_home: Path) -> None:
     assert rec["verdict"] == NOTHING
     assert "only harness-internal agents acted (2 step(s), warmup)" in rec["nothingToGrade"]
     internal = rec["levels"]["L0"]["facts"]["internal"]
-    assert internal["steps"] == 2 and internal["kinds"] == {"warmup": 3}
+    assert internal["steps"] == 2 and internal["kinds"] == {"warmup": 5}
     assert rec["levels"]["L0"]["facts"]["errors"]["steps"] == 0
 
 
