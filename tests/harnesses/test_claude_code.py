@@ -61,6 +61,9 @@ def test_claude_ran_the_script(checked: Checked) -> None:
     main_calls = [c["name"] for step in script["main"] for c in step]
     assert [c.name for c in t.lanes().get(MAIN, [])] == main_calls, checked.label
     assert len(t.subagents) == checked.scenario.subagents, checked.label
+    if checked.scenario.name == "subagents":
+        shapes = sorted(str(sub.request_shape) for sub in t.subagents.values())
+        assert shapes == ["background", "foreground"], f"{checked.label}: {shapes}"
     for agent_id, sub in t.subagents.items():
         assert sub.parent_call_id in {c.call_id for c in t.calls if c.name == "Agent"}
         child_calls = [c["name"] for step in script["child"] for c in step]
@@ -194,6 +197,23 @@ def test_show_equals_transcript_truth(checked: Checked) -> None:
     want_subs = {a: (s.parent_call_id, s.agent_type) for a, s in t.subagents.items()}
     assert len(starts) == len(got_subs), f"{checked.label}: a subagent started twice"
     assert got_subs == want_subs, f"{checked.label}: subagent links"
+
+
+@pytest.mark.parametrize(("name", "attempt"), RUNS)
+def test_show_prompts_are_what_was_typed(checked: Checked) -> None:
+    """One prompt: the one given to `claude -p`. A background agent's task-notification turn
+    (a second UserPromptSubmit in 2.1.328) is not a prompt of the main agent (issue 7 item 4)."""
+    typed = checked.scenario.prompt(checked.result.ctx)
+    prompts = [
+        e
+        for e in checked.show["events"]
+        if e.get("kind") == "prompt" and not e.get("internal") and not e.get("agent_id")
+    ]
+    texts = [e.get("text") for e in prompts]
+    if checked.scenario.name == "secret_in_command":  # stored scrubbed
+        assert len(texts) == 1 and checked.result.ctx.secret not in str(texts), checked.label
+    else:
+        assert texts == [typed], f"{checked.label}: prompts {texts}"
 
 
 @pytest.mark.parametrize(("name", "attempt"), COMPLETE_RUNS)
