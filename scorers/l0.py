@@ -31,7 +31,7 @@ from scorers.atoms import (
     unscored,
 )
 from scorers.base import FnCheck, run_checks
-from scorers.completeness import Profile
+from scorers.completeness import Profile, event_sources
 from scorers.contents import (
     KNOWN_OUTCOME,
     NOTHING,
@@ -90,7 +90,8 @@ def facts(ctx: L0Ctx, idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS) -> dic
     events, pairing = ctx.events, ctx.pairing
     contents = ctx.profile.contents
     by_kind = Counter(str(e.get("kind")) for e in events)
-    by_source = Counter(f"{e.get('harness')}/{e.get('source')}" for e in events)
+    # A canonical event counts once for every source that saw it.
+    by_source = Counter(f"{e.get('harness')}/{src}" for e in events for src in event_sources(e))
     own = ctx.own_steps()
     internal = ctx.internal_steps()
     tools = Counter(s.tool for s in own)

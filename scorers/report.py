@@ -158,7 +158,7 @@ def render_session(record: dict[str, Any], l1: L1Result | None) -> str:
         )
         for finding in (f.get("source_agreement") or {}).get("findings", [])[:5]:
             out.append(f"    {finding['kind']}: {finding['detail']}")
-        if f["contents"]["nothing_to_grade"]:
+        if f["contents"]["nothing_to_grade"] and l1 is None:
             out.append(f"  {f['contents']['nothing_to_grade']}")
     if l1 is not None:
         out.append(RULE)
