@@ -53,7 +53,10 @@ def install(harness: str, scope: str, project_dir: str | None, as_json: bool) ->
     """Register trail's hook in the harness settings (idempotent, keeps everything else).
 
     Writes a backup of the previous settings file next to it, and records the absolute path
-    of this trail installation so the hook works without trail on PATH.
+    of this trail installation so the hook works without trail on PATH. An event that already
+    has your own hook running `trail hook` is left alone. A symlinked settings file has its
+    target updated (for --scope project, only a target inside the project). A read-only file
+    or folder, a FIFO or device, or a file over 16 MiB is refused unchanged (exit 1).
     """
     change = installer.install(harness, scope, project_dir)
     _report(change, as_json, "added", change.added)
@@ -65,7 +68,11 @@ def install(harness: str, scope: str, project_dir: str | None, as_json: bool) ->
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the change as JSON.")
 def uninstall(harness: str, scope: str, project_dir: str | None, as_json: bool) -> None:
-    """Remove exactly the hook entries `trail install` added; nothing else changes."""
+    """Remove exactly the hook entries `trail install` added; nothing else changes.
+
+    trail's entries are recognised by their exact command (`<absolute path>/trail hook
+    <harness>`); your own hooks that merely mention `trail hook` are kept.
+    """
     change = installer.uninstall(harness, scope, project_dir)
     _report(change, as_json, "removed", change.removed)
 
@@ -74,12 +81,23 @@ def _report(change: installer.Change, as_json: bool, verb: str, events: list[str
     if as_json:
         click.echo(json.dumps(change.__dict__, indent=2))
         return
-    if not events:
+    if change.target:
+        click.echo(f"{change.path} is a symlink: its target {change.target} is the file used")
+    if change.left:
+        click.echo(
+            f"left {len(change.left)} events to your own hook that already runs trail"
+            f" (not trail's exact entry, so not {'duplicated' if verb == 'added' else 'removed'}):"
+            f" {', '.join(change.left)}"
+        )
+    if change.updated:
+        click.echo(f"updated trail's command for {len(change.updated)} events (trail moved)")
+    if not events and not change.updated:
         click.echo(
             f"{change.path}: nothing to do (already {'in' if verb == 'added' else 'un'}stalled)"
         )
         return
-    click.echo(f"{change.path}: {verb} trail for {len(events)} events: {', '.join(events)}")
+    if events:
+        click.echo(f"{change.path}: {verb} trail for {len(events)} events: {', '.join(events)}")
     if change.command:
         click.echo(f"command: {change.command}")
     if change.backup:

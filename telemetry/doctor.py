@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import stat
 import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +19,8 @@ import click
 from telemetry import queries
 from trace_ingest.errors import TrailError
 from trace_ingest.paths import HARNESSES, capture_off_path, ensure_home, trail_home
-from trace_ingest.registry import SCOPES, read_settings, registered_commands, settings_path
+from trace_ingest.registry import SCOPES, is_trail_command, settings_path, trail_executable
+from trace_ingest.settings_io import handlers, own_executable, read_settings
 from trace_ingest.store import read_errors
 
 SUPPORTED = ("claude-code",)
@@ -57,20 +62,36 @@ def _check_harness(harness: str, project_dir: str, report: Report) -> None:
     for scope in SCOPES:
         path = settings_path(harness, scope, project_dir)
         try:
-            commands = registered_commands(read_settings(path), harness)
+            settings = read_settings(path)
         except TrailError as exc:
             report.checks.append(Check(f"{harness}: {scope} settings", False, str(exc)))
             continue
+        commands: dict[str, int] = {}
+        for _, handler in handlers(settings):
+            command = handler.get("command")
+            if isinstance(command, str) and (
+                is_trail_command(command, harness) or own_executable(command, harness)
+            ):
+                commands[command] = commands.get(command, 0) + 1
         if not commands:
             continue
         found = True
-        command = sorted({c for cs in commands.values() for c in cs})[0]
-        ok, detail = _runnable(command)
+        verdicts = [(c, *_verify(c, harness, project_dir)) for c in sorted(commands)]
+        worst = "ok"
+        if any(v[1] == "fail" for v in verdicts):
+            worst = "fail"
+        elif not any(v[1] == "ok" for v in verdicts):
+            worst = "warn"
+        parts = [
+            f"{'runs' if v == 'ok' else 'FAILS' if v == 'fail' else 'not run'}: {detail}"
+            for _, v, detail in verdicts
+        ]
         report.checks.append(
             Check(
                 f"{harness}: {scope} hook",
-                ok,
-                f"{len(commands)} events in {path}; command {'runs' if ok else 'FAILS'}: {detail}",
+                worst == "ok",
+                f"{sum(commands.values())} handlers in {path}; command " + "; ".join(parts),
+                warn=worst == "warn",
             )
         )
     if not found:
@@ -83,23 +104,84 @@ def _check_harness(harness: str, project_dir: str, report: Report) -> None:
         )
 
 
-def _runnable(command: str) -> tuple[bool, str]:
-    """Run the registered command with capture disabled: it must exit 0 and print nothing."""
-    env = {**os.environ, "TRAIL_DISABLE": "1"}
+def own_entry_points() -> set[str]:
+    """This trail installation's own executables (resolved), the only ones doctor runs."""
+    found = set()
+    for candidate in (trail_executable(), sys.argv[0] if sys.argv else ""):
+        if candidate and os.path.basename(candidate) == "trail" and os.path.isfile(candidate):
+            found.add(os.path.realpath(candidate))
+    return found
+
+
+def _verify(command: str, harness: str, project_dir: str) -> tuple[str, str]:
+    """Check one registered command without ever running it: ``("ok" | "fail" | "warn",
+    detail)``. Only a plain ``<exe> hook <harness>`` whose executable resolves to this very
+    trail installation is probed, by running that executable ourselves with a fixed argv."""
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        return "fail", f"{command!r} cannot be parsed ({exc}); not run"
+    if len(words) != 3 or words[1:] != ["hook", harness] or shlex.join(words) != command:
+        return "warn", (
+            f"{command!r} is not a plain `trail hook {harness}` command (shell syntax, a"
+            " wrapper or extra words); doctor never runs commands from settings files, so it"
+            " cannot check this one"
+        )
+    exe = words[0]
+    if "/" not in exe:
+        resolved = shutil.which(exe)
+        if resolved is None:
+            return "fail", f"{command!r}: {exe!r} is not on PATH"
+    else:
+        resolved = os.path.join(project_dir, exe) if not os.path.isabs(exe) else exe
+    if not os.path.isfile(resolved) or not os.access(resolved, os.X_OK):
+        return "fail", f"{command!r}: {resolved} does not exist or is not executable"
+    real = os.path.realpath(resolved)
+    if real not in own_entry_points():
+        return "warn", (
+            f"{command!r}: {resolved} is not this trail installation"
+            f" ({', '.join(sorted(own_entry_points())) or 'unknown'}); not run (check it with"
+            " that installation's own `trail doctor`)"
+        )
+    return _probe(real, command, harness)
+
+
+def _probe(exe: str, command: str, harness: str) -> tuple[str, str]:
+    """Run this trail's hook with a synthetic payload into a scratch data dir: it must exit 0,
+    print nothing and record the event. Nothing of the probe reaches the real data dir."""
+    scratch = tempfile.mkdtemp(prefix="trail-doctor-")
+    env = {k: v for k, v in os.environ.items() if k != "TRAIL_DISABLE"}
+    env["TRAIL_HOME"] = scratch
+    payload = {
+        "session_id": "trail-doctor-probe",
+        "hook_event_name": "Notification",
+        "message": "trail doctor probe",
+        "cwd": scratch,
+    }
     start = time.perf_counter()
     try:
         done = subprocess.run(
-            command, shell=True, input=b"{}", capture_output=True, env=env, timeout=20, check=False
+            [exe, "hook", harness],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env=env,
+            cwd=scratch,
+            timeout=20,
+            check=False,
         )
+        recorded = any(name == "trace.jsonl" for _, _, files in os.walk(scratch) for name in files)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return False, str(exc)
+        return "fail", f"{command!r}: {exc}"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     ms = (time.perf_counter() - start) * 1000
-    if done.returncode != 0 or done.stdout:
-        return False, (
-            f"exit {done.returncode}, stdout {len(done.stdout)} bytes: "
-            f"{done.stderr.decode(errors='replace')[:200]}"
+    if done.returncode != 0 or done.stdout or not recorded:
+        return "fail", (
+            f"{command!r}: exit {done.returncode}, stdout {len(done.stdout)} bytes,"
+            f" {'recorded' if recorded else 'recorded nothing'}:"
+            f" {done.stderr.decode(errors='replace')[:200]}"
         )
-    return True, f"{command} ({ms:.0f} ms)"
+    return "ok", f"{command} ({ms:.0f} ms, probe recorded into a scratch data dir)"
 
 
 def _check_config(home: str, report: Report) -> None:
@@ -162,6 +244,23 @@ def _check_store(home: str, report: Report) -> None:
     )
 
 
+def _scrub_details(home: str, report: Report) -> None:
+    """What doctor prints comes from settings files and logs: scrub it like an event (a hook
+    command can carry a token, say in an env assignment)."""
+    from trace_ingest.scrub import default_scrubber, load_scrubber
+
+    try:
+        scrubber = load_scrubber(home)
+    except TrailError:
+        scrubber = default_scrubber(home)
+    for check in report.checks:
+        check.detail = scrubber.scrub_text(check.detail)[0]
+    for entry in report.hook_errors:
+        for key, value in list(entry.items()):
+            if isinstance(value, str):
+                entry[key] = scrubber.scrub_text(value)[0]
+
+
 @click.command()
 @click.option(
     "--project-dir",
@@ -174,6 +273,11 @@ def doctor(project_dir: str | None, as_json: bool) -> None:
     """Check that capture works: hook registered and runnable per harness, store writable,
     the last hook errors and redaction counts.
 
+    Never runs a command from a settings file: a registered command is parsed, its executable
+    resolved, and only when it is this trail installation does doctor run that executable
+    itself (`<exe> hook <harness>`, no shell) with a probe payload into a scratch data dir.
+    Wrappers, shell syntax and other executables are reported, not run.
+
     Exit code 0 when everything needed works, 1 when something needs fixing.
     """
     home = trail_home()
@@ -183,6 +287,7 @@ def doctor(project_dir: str | None, as_json: bool) -> None:
     _check_config(home, report)
     _check_store(home, report)
     report.hook_errors = read_errors(home, 10)
+    _scrub_details(home, report)
     if as_json:
         payload: dict[str, Any] = {
             "ok": not report.failed,

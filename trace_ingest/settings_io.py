@@ -1,0 +1,105 @@
+"""Reading a harness's settings file safely, and recognising the exact command trail writes.
+
+Shared by ``hooks.install`` (which writes registrations) and ``trail doctor`` (which checks
+them). A settings file is untrusted input (a cloned repository's ``.claude/settings.json``): it
+is read only if it is a regular file of at most ``MAX_SETTINGS_BYTES`` (never a FIFO, a device
+such as ``/dev/zero``, or a huge file), and nothing in it is ever executed.
+
+trail's own handler is recognised by its exact form, the one ``own_command`` writes:
+``<absolute path of a trail executable> hook <harness>``, quoted as ``shlex.join`` quotes it,
+and nothing else. A user's hook that merely mentions ``trail hook <harness>`` (a wrapper, a
+pipeline, an env assignment) is the user's: install never duplicates it, uninstall never
+removes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+from typing import Any
+
+from trace_ingest.errors import InstallError
+
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024
+
+
+def read_settings(path: str) -> dict[str, Any]:
+    """The settings object at ``path`` ({} when the file does not exist)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise InstallError(
+                f"{path} is a symlink to {os.readlink(path)!r}, which does not exist"
+            ) from None
+        return {}
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InstallError(f"{path} is not a regular file; refusing to read it")
+        if st.st_size > MAX_SETTINGS_BYTES:
+            raise InstallError(
+                f"{path} is {st.st_size} bytes, more than a settings file can be"
+                f" ({MAX_SETTINGS_BYTES} bytes); refusing to read it"
+            )
+        chunks = []
+        left = MAX_SETTINGS_BYTES + 1
+        while left > 0:
+            block = os.read(fd, min(left, 1 << 20))
+            if not block:
+                break
+            chunks.append(block)
+            left -= len(block)
+        if left <= 0:
+            raise InstallError(f"{path} grew past {MAX_SETTINGS_BYTES} bytes while being read")
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(b"".join(chunks).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InstallError(f"cannot read {path}: {exc}; fix or move it, then retry") from exc
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object")
+    return data
+
+
+def own_command(executable: str, harness: str) -> str:
+    """The exact command ``trail install`` registers."""
+    return shlex.join([executable, "hook", harness])
+
+
+def own_executable(command: object, harness: str) -> str | None:
+    """The trail executable of a command in trail's exact form, else None."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) != 3 or words[1:] != ["hook", harness]:
+        return None
+    exe = words[0]
+    if not os.path.isabs(exe) or os.path.basename(exe) != "trail":
+        return None
+    return exe if own_command(exe, harness) == command else None
+
+
+def handlers(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every ``(event, handler object)`` of a Claude Code settings object."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return found
+    for event, groups in hooks.items():
+        for group in groups if isinstance(groups, list) else []:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for handler in inner if isinstance(inner, list) else []:
+                if isinstance(handler, dict):
+                    found.append((str(event), handler))
+    return found
