@@ -188,6 +188,23 @@ def _session_members(sid: int) -> list[str]:
     return found
 
 
+def _run_members(trail_home: Path) -> list[str]:
+    """Processes whose environment names this run's TRAIL_HOME, wherever they were started.
+
+    Catches hook processes a harness might detach into another session.
+    """
+    needle = f"TRAIL_HOME={trail_home}\0".encode()
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes() + b"\0":
+                cmd = (environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append(f"{environ.parent.name}: {cmd.strip()}")
+        except OSError:
+            continue
+    return found
+
+
 def prepare_run(scenario: Scenario, root: Path) -> RunContext:
     if root.exists():
         shutil.rmtree(root)
@@ -258,10 +275,14 @@ def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
         seconds = time.monotonic() - started
         # Async hooks Claude started may still run; wait for its session to empty.
         settle_start = time.monotonic()
-        lingering = _session_members(proc.pid)
+
+        def alive() -> list[str]:
+            return sorted(set(_session_members(proc.pid)) | set(_run_members(paths.trail_home)))
+
+        lingering = alive()
         while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
             time.sleep(0.1)
-            lingering = _session_members(proc.pid)
+            lingering = alive()
         settle = time.monotonic() - settle_start
     stream = [json.loads(line) for line in paths.stream.read_text().splitlines() if line.strip()]
     session_id = next(
