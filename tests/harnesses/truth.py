@@ -104,7 +104,8 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
             att = line.get("attachment")
             if isinstance(att, dict) and att.get("type") == "instructions" and lane == MAIN:
                 # 2.1.328: {"type": "instructions", "files": [{"path", "type", "content"}]}
-                files = att.get("files") if isinstance(att.get("files"), list) else [att]
+                listed = att.get("files")
+                files: list[Any] = listed if isinstance(listed, list) else [att]
                 truth.guides += [str(f.get("path")) for f in files if isinstance(f, dict)]
         elif kind == "system" and line.get("subtype") == "stop_hook_summary":
             truth.hook_errors += list(line.get("hookErrors") or [])
