@@ -10,7 +10,13 @@ stamped on receipt.
 from __future__ import annotations
 
 from trace_ingest.events import new_event
-from trace_ingest.tools import canonical_tool, tool_path
+from trace_ingest.tools import (
+    STATUS_OK,
+    canonical_tool,
+    classify_user_text,
+    result_status,
+    tool_path,
+)
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -44,7 +50,7 @@ EVENT_KINDS: dict[str, str] = {
 }
 
 # Fields every payload may carry; mapped onto named event fields or consumed outright.
-_COMMON = ("session_id", "hook_event_name", "cwd", "agent_id", "agent_type")
+_COMMON = ("session_id", "hook_event_name", "cwd", "agent_id", "agent_type", "prompt_id")
 
 
 def _str(value: Any) -> str | None:
@@ -76,7 +82,7 @@ def normalize(payload: dict[str, Any], received_at: str, digest: str) -> list[Ev
         id_parts=(received_at, digest, 0),
     )
     ev["hook_event"] = hook_event or None
-    for key in ("cwd", "agent_id", "agent_type"):
+    for key in ("cwd", "agent_id", "agent_type", "prompt_id"):
         value = payload.get(key)
         if value is not None:
             ev[key] = value if isinstance(value, str) else str(value)
@@ -112,26 +118,57 @@ def _fill_post(ev: Event, rest: dict[str, Any]) -> None:
     ev["output"] = response
     # PostToolUse fires after a tool ran; failures have their own event (PostToolUseFailure).
     # Some tools still report a soft failure in their structured output.
-    ev["ok"] = not (isinstance(response, dict) and response.get("success") is False)
+    ok = not (isinstance(response, dict) and response.get("success") is False)
+    ev["status"] = "ok" if ok else "failed"
+    ev["ok"] = ok
 
 
 def _fill_failure(ev: Event, rest: dict[str, Any]) -> None:
     _fill_tool(ev, rest)
-    ev["ok"] = False
-    ev["error"] = _str(rest.pop("error", None))
+    error = _str(rest.pop("error", None))
+    ev["error"] = error
     interrupt = rest.pop("is_interrupt", None)
     ev["interrupted"] = interrupt if isinstance(interrupt, bool) else None
+    # The same texts as in the transcript: a call cancelled because a sibling failed, or one
+    # a permission policy refused, did not fail (trace_ingest.tools.result_status).
+    status = "interrupted" if interrupt is True else result_status(True, error)
+    if status == "refused":
+        ev["kind"] = "permission"
+    ev["status"] = status
+    ev["ok"] = STATUS_OK[status]
 
 
 def _fill_permission(ev: Event, rest: dict[str, Any]) -> None:
     _fill_tool(ev, rest)
     if ev.get("hook_event") == "PermissionDenied":
-        ev["ok"] = False
+        ev["status"] = "refused"
         ev["error"] = _str(rest.pop("reason", None))
+    else:
+        ev["status"] = "asked"
+    ev["ok"] = None  # the tool did not run (yet): neither a success nor a failure
 
 
 def _fill_prompt(ev: Event, rest: dict[str, Any]) -> None:
-    ev["text"] = _str(rest.pop("prompt", None))
+    text = _str(rest.pop("prompt", None))
+    ev["text"] = text
+    if text is None:
+        return
+    # What a person typed is a prompt; a background task's result (2.1.x: a second
+    # UserPromptSubmit), IDE context and the like are not. Same rule as the transcript.
+    kind, what, facts = classify_user_text(text)
+    if kind == "prompt":
+        if what != "typed":
+            rest["text_kind"] = what
+            rest.update(facts)
+        return
+    ev["kind"] = kind
+    rest["text_kind"] = what
+    rest.update(facts)
+    if kind == "notification":
+        ev["parent_call_id"] = facts.get("tool_use_id")
+        task_id = facts.get("task_id")
+        if task_id and not ev.get("agent_id"):
+            ev["agent_id"] = task_id
 
 
 def _fill_notification(ev: Event, rest: dict[str, Any]) -> None:
@@ -196,7 +233,7 @@ def _skill_loaded(call: Event, received_at: str, digest: str) -> Event:
     ev["hook_event"] = call.get("hook_event")
     ev["call_id"] = call.get("call_id")
     ev["skill"] = name
-    for key in ("cwd", "agent_id", "agent_type"):
+    for key in ("cwd", "agent_id", "agent_type", "prompt_id"):
         if key in call:
             ev[key] = call[key]
     return ev

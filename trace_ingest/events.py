@@ -79,6 +79,14 @@ if TYPE_CHECKING:
         path: str | None  # file the tool touched (read/edit/write), or the guide's file
         text: str | None  # prompt text, notification message, final message, ...
         skill: str | None
+        # fidelity fields (docs/events.md "Fields added for fidelity")
+        status: str | None  # ok | failed | interrupted | refused | cancelled | asked
+        prompt_id: str | None  # the harness's turn key
+        parent_call_id: str | None  # the Task/Agent call that launched the subagent
+        internal: str | None  # harness-internal agent: warmup, compaction, ...
+        uuid: str | None  # transcript line uuid
+        parent_uuid: str | None  # transcript line parentUuid
+        seq: int | None  # 1-based line number in the source file
         extra: dict[str, Any]  # every payload field the schema does not name, scrubbed
         redactions: dict[str, int]  # rule -> count, for this event
         truncated: dict[str, int]  # field path -> characters cut

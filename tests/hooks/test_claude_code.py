@@ -143,7 +143,7 @@ def test_permission_request_and_denied() -> None:
             "permission_suggestions": [],
         }
     )
-    assert (req["kind"], req.get("ok")) == ("permission", None)
+    assert (req["kind"], req.get("ok"), req["status"]) == ("permission", None, "asked")
     assert req["extra"]["permission_suggestions"] == []
     denied = _one(
         {
@@ -154,7 +154,9 @@ def test_permission_request_and_denied() -> None:
             "reason": "auto mode",
         }
     )
-    assert (denied["kind"], denied["ok"], denied["error"]) == ("permission", False, "auto mode")
+    # refused: the tool never ran, so it neither succeeded nor failed
+    assert (denied["kind"], denied["ok"], denied["error"]) == ("permission", None, "auto mode")
+    assert (denied["status"], denied["call_id"]) == ("refused", "t")
 
 
 def test_subagent_linkage() -> None:

@@ -269,10 +269,13 @@ def test_mapping_of_kinds(tmp_path: Path, trail_home: Path) -> None:
     stops = by_kind["agent_stop"]
     assert stops[0]["interrupted"] is True and stops[0]["ok"] is False
     assert stops[1]["text"] == "Done." and stops[1]["ok"] is True
-    assert [e["text"] for e in by_kind["compaction"]] == [
-        "Conversation compacted",
-        "This session is being continued...",
-    ]
+    # one compaction: the boundary line, with the summary line's text
+    (compaction,) = by_kind["compaction"]
+    assert compaction["text"] == "This session is being continued..."
+    assert compaction["extra"]["boundary_text"] == "Conversation compacted"
+    assert compaction["extra"]["trigger"] == "auto"
+    assert compaction["uuid"] == "s1" and compaction["extra"]["summary_uuid"] == "u5"
+    assert err["status"] == "failed" and ok["status"] == "ok"
     assert by_kind["guide_loaded"][0]["path"] == "/work/proj/CLAUDE.md"
     assert by_kind["notification"][0]["text"] == "overloaded"
     assert by_kind["notification"][0]["ts"] == "2026-02-01T10:00:00.000000Z"  # epoch ms

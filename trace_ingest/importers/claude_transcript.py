@@ -23,11 +23,19 @@ from typing import Any
 from trace_ingest._blake import blake2b
 from trace_ingest.config import load_config
 from trace_ingest.errors import AdapterError, TrailError
-from trace_ingest.events import new_event, now_iso
+from trace_ingest.events import event_id, new_event, now_iso
 from trace_ingest.importers._pipeline import TraceWriter, finish
 from trace_ingest.paths import ensure_home, trail_home
 from trace_ingest.scrub import load_scrubber
-from trace_ingest.tools import canonical_tool, tool_path
+from trace_ingest.tools import (
+    STATUS_OK,
+    canonical_tool,
+    classify_user_text,
+    internal_agent,
+    result_status,
+    tool_path,
+    unwrap_tool_error,
+)
 
 HARNESS = "claude-code"
 SOURCE = "transcript"
@@ -43,8 +51,6 @@ _CONSUMED = frozenset(
     {"type", "message", "sessionId", "session_id", "timestamp", "cwd", "agentId", "toolUseResult"}
 )
 _ERROR_SUBTYPES = frozenset({"api_error", "error", "api_refusal", "model_refusal_fallback"})
-_COMMAND_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>")
-_INTERRUPTED = "[Request interrupted by user"
 _JSON_TYPES = {
     str: "a string",
     int: "a number",
@@ -271,6 +277,49 @@ def _strip_images(value: Any) -> Any:
 
 
 @dataclass
+class _Call:
+    """A tool call seen in this run (for its result's tool name, and to link subagents)."""
+
+    name: str | None
+    prompt_id: str | None
+    agent_id: str | None  # the lane that made the call (None: the main agent)
+    task_prompt: str | None = None  # Task/Agent input.prompt
+    subagent_type: str | None = None  # Task/Agent input.subagent_type
+    claimed: bool = False  # a subagent lane is already linked to it
+
+
+@dataclass
+class _Link:
+    """What the transcript says about a subagent, by agent id: the call that launched it."""
+
+    call_id: str | None = None
+    agent_type: str | None = None
+    background: bool = False
+    done: bool = False  # its result reached the parent (tool_result or task-notification)
+
+
+@dataclass
+class _Lane:
+    """One agent's thread of lines in a file: the main agent, a subagent, an inline sidechain."""
+
+    key: str  # _MAIN or the agent id
+    agent_id: str | None
+    agent_type: str | None = None
+    internal: str | None = None
+    parent_call_id: str | None = None
+    prompt_id: str | None = None  # of the call that launched it (subagents)
+    start: str | None = None  # ident of the lane's first line
+    turn: str | None = None  # ident of the line that opened the current turn
+    turn_prompt: str | None = None
+    stops: int = 0  # stops emitted for the current turn
+    active: bool = False  # assistant activity since the turn opened or was last closed
+    final: tuple[_Line, int, str] | None = None  # last text block after the last tool call
+    last: _Line | None = None  # last assistant line
+    last_stop_reason: Any = None
+    stopped: bool = False  # subagent_stop emitted
+
+
+@dataclass
 class _Line:
     """One parsed transcript line and its envelope facts."""
 
@@ -279,9 +328,17 @@ class _Line:
     ident: str  # id base: the line's uuid (or a digest of its bytes when it has none)
     session_id: str
     ts: str | None
-    agent_id: str | None
-    agent_key: str  # whose turn this is: _MAIN, an agent id, or "sidechain"
     line_type: str
+    lane: _Lane
+    uuid: str | None
+    parent_uuid: str | None
+    prompt_id: str | None
+
+
+_FINAL_STOP_REASONS = frozenset({"end_turn", "stop_sequence"})
+_TASK_TOOLS = frozenset({"Task", "Agent"})
+# system lines Claude Code writes once a turn has ended (2.1.x)
+_TURN_CLOSERS = frozenset({"turn_duration", "stop_hook_summary"})
 
 
 class ClaudeTranscriptImporter:
@@ -296,9 +353,11 @@ class ClaudeTranscriptImporter:
         self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
         self.report = ImportReport(task=task)
         self.received_at = now_iso()
-        self._tool_names: dict[tuple[str, str], str] = {}  # (session, call id) -> tool name
+        self._calls: dict[tuple[str, str], _Call] = {}  # (session, call id) -> call
+        self._links: dict[tuple[str, str], _Link] = {}  # (session, agent id) -> link
         self._seen_ids: set[tuple[str, str]] = set()  # (session, id) produced by this run
         self._uuid_digest: dict[tuple[str, str], str] = {}  # (session, uuid) -> first line
+        self._read: set[str] = set()  # files already walked (imported or scanned for links)
 
     def run(self, paths: Iterable[str]) -> ImportReport:
         for path in find_transcripts(paths):
@@ -319,15 +378,32 @@ class ClaudeTranscriptImporter:
 
     def import_file(self, path: str) -> FileSummary:
         """Import one transcript file (raises AdapterError when it cannot be read)."""
-        state = _FileState(self, path)
-        summary = state.summary
-        self.report.files.append(summary)
+        if _agent_file_id(path) is not None:
+            self._scan_parent(path)
+        state = self._walk(path)
+        self.report.files.append(state.summary)
+        self._write(state)
+        return state.summary
+
+    def _walk(self, path: str, scan_only: bool = False) -> _FileState:
+        self._read.add(os.path.abspath(path))
+        state = _FileState(self, path, scan_only)
         for number, data, size, is_last in _read_lines(path, self.max_line):
-            summary.lines += 1
+            state.summary.lines += 1
             state.feed(number, data, size, is_last)
         state.close()
-        self._write(state)
-        return summary
+        return state
+
+    def _scan_parent(self, path: str) -> None:
+        """Read the parent session's file, unwritten, for the calls that launched subagents:
+        an agent file imported on its own still links to its Task/Agent call."""
+        parent = _parent_file(path)
+        if parent is None or os.path.abspath(parent) in self._read:
+            return
+        try:
+            self._walk(parent, scan_only=True)
+        except AdapterError:
+            return  # the agent file is still imported, unlinked
 
     def _write(self, state: _FileState) -> None:
         summary = state.summary
@@ -362,20 +438,66 @@ class ClaudeTranscriptImporter:
             summary.written += self.writer.append(sid, events)
 
 
+def _parent_file(path: str) -> str | None:
+    """The main session file an agent file belongs to, if it exists.
+
+    ``<project>/<session>/subagents/[…/]agent-<id>.jsonl`` -> ``<project>/<session>.jsonl``;
+    a legacy ``<project>/agent-<id>.jsonl`` -> ``<project>/<its sessionId>.jsonl``.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    probe = folder
+    while os.path.basename(probe) and os.path.basename(probe) != "subagents":
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if os.path.basename(probe) == "subagents":
+        session_dir = os.path.dirname(probe)
+        candidate = session_dir + ".jsonl"
+    else:
+        sid = _first_session_id(path)
+        if not sid or "/" in sid or "\\" in sid or sid.startswith("."):
+            return None
+        candidate = os.path.join(folder, sid + ".jsonl")
+    return candidate if os.path.isfile(candidate) and candidate != path else None
+
+
+def _agent_id_in_text(text: str | None) -> str | None:
+    """``agentId: <id>`` in an Agent/Task result's text (background launches, 2.1.x)."""
+    if not text:
+        return None
+    at = text.find("agentId: ")
+    if at < 0:
+        return None
+    rest = text[at + len("agentId: ") :]
+    word = rest.split(None, 1)[0] if rest.split() else ""
+    return word.strip(" ,.;()") or None
+
+
 class _FileState:
     """The walk through one file: builds events line by line."""
 
-    def __init__(self, run: ClaudeTranscriptImporter, path: str) -> None:
+    def __init__(self, run: ClaudeTranscriptImporter, path: str, scan_only: bool = False) -> None:
         self.run = run
         self.path = path
+        self.scan_only = scan_only
         self.name = os.path.basename(path)
         self.summary = FileSummary(path)
         self.file_agent = _agent_file_id(path)
-        self.agent_type = self._meta_agent_type() if self.file_agent else None
+        self.meta = self._meta() if self.file_agent else {}
         # Lines without a sessionId belong to the session of the lines around them.
-        self.session = _first_session_id(path) or _fallback_session(path)
+        self.folder_session = _fallback_session(path)
+        self.session = _first_session_id(path) or self.folder_session
         self.events: list[tuple[int, dict[str, Any]]] = []
-        self.pending: dict[str, tuple[_Line, int, str]] = {}  # agent key -> last text block
+        self.lanes: dict[str, _Lane] = {}
+        self.main = _Lane(_MAIN, None)
+        self.lanes[_MAIN] = self.main
+        self.uuid_lane: dict[str, _Lane] = {}
+        self.uuid_prompt: dict[str, str] = {}
+        self.uuid_tasks: dict[str, list[str]] = {}  # line uuid -> Task/Agent call ids on it
+        self.call_lane: dict[str, _Lane] = {}  # Task call id -> inline sidechain lane
+        self.pending_compaction: _Line | None = None
+        self.saw_stop_reason = False  # some assistant line of this file has a stop_reason
         self.last_ts: str | None = None
         self.first_ts: str | None = None
         self.waiting: list[dict[str, Any]] = []  # events whose line had no usable time
@@ -384,7 +506,8 @@ class _FileState:
 
     def skip(self, number: int, reason: str) -> None:
         self.summary.skipped += 1
-        self.run.report.skipped.append(SkippedLine(self.path, number, reason))
+        if not self.scan_only:
+            self.run.report.skipped.append(SkippedLine(self.path, number, reason))
 
     def feed(self, number: int, data: bytes | None, size: int, is_last: bool) -> None:
         if data is None:
@@ -425,9 +548,17 @@ class _FileState:
             self.skip(number, f'"type" is {json.dumps(line_type)[:40]}, not a line type name')
             return
         if line_type in IGNORED_TYPES:
-            self.run.report.ignored[line_type] = self.run.report.ignored.get(line_type, 0) + 1
+            if not self.scan_only:
+                self.run.report.ignored[line_type] = self.run.report.ignored.get(line_type, 0) + 1
             return
         rec = self._record(number, obj, data, line_type)
+        pending = self.pending_compaction
+        if pending is not None:
+            self.pending_compaction = None
+            if line_type == "user" and obj.get("isCompactSummary") is True:
+                self._compaction(pending, rec)
+                return
+            self._compaction(pending, None)
         handler = {
             "user": self._user,
             "assistant": self._assistant,
@@ -439,32 +570,105 @@ class _FileState:
 
     def _record(self, number: int, obj: dict[str, Any], data: bytes, line_type: str) -> _Line:
         sid = _str(obj.get("sessionId")) or _str(obj.get("session_id")) or self.session
+        if self.file_agent and sid == f"agent-{self.file_agent}":
+            sid = self.folder_session  # some writers put the agent's name there
         self.session = sid
         digest = blake2b(data.strip(), digest_size=12).hexdigest()
-        uuid = obj.get("uuid")
-        if isinstance(uuid, str | int) and not isinstance(uuid, bool) and str(uuid):
-            ident = str(uuid)
+        raw_uuid = obj.get("uuid")
+        uuid = None
+        if isinstance(raw_uuid, str | int) and not isinstance(raw_uuid, bool) and str(raw_uuid):
+            uuid = str(raw_uuid)
+            ident = uuid
             first = self.run._uuid_digest.setdefault((sid, ident), digest)
             if first != digest:  # a different line reusing a uuid: keep both, told apart
                 ident = f"{ident}#{digest}"
         else:
             ident = f"line:{digest}"
-        agent_id = _str(obj.get("agentId")) or self.file_agent
-        if agent_id:
-            agent_key = agent_id
-        elif obj.get("isSidechain") is True:
-            agent_key = "sidechain"
-        else:
-            agent_key = _MAIN
+        parent = obj.get("parentUuid")
+        parent_uuid = str(parent) if isinstance(parent, str | int) and parent != "" else None
+        lane = self._lane_of(obj, sid, ident, parent_uuid)
+        if lane.start is None:
+            lane.start = ident
+            lane.turn = lane.turn or ident
+        prompt_id = _str(obj.get("promptId"))
+        if prompt_id is None and parent_uuid is not None:
+            prompt_id = self.uuid_prompt.get(parent_uuid)
+        if prompt_id is None:
+            prompt_id = lane.turn_prompt or lane.prompt_id
+        if uuid is not None:
+            self.uuid_lane[uuid] = lane
+            if prompt_id is not None:
+                self.uuid_prompt[uuid] = prompt_id
         ts = normalize_ts(obj.get("timestamp"))
         if ts is not None:
             self.last_ts = ts
             self.first_ts = self.first_ts or ts
-        return _Line(number, obj, ident, sid, ts, agent_id, agent_key, line_type)
+        return _Line(number, obj, ident, sid, ts, line_type, lane, uuid, parent_uuid, prompt_id)
+
+    # ---- lanes and links ------------------------------------------------------------------
+
+    def _lane_of(self, obj: dict[str, Any], sid: str, ident: str, parent: str | None) -> _Lane:
+        agent_id = _str(obj.get("agentId")) or self.file_agent
+        if agent_id:
+            lane = self.lanes.get(agent_id)
+            if lane is None:
+                lane = self._new_lane(agent_id, sid, parent, obj)
+            return lane
+        if obj.get("isSidechain") is True:
+            # 1.0.x inline sidechain: no agent id. It continues the sidechain its parent line
+            # is on, or starts a new one, named after its first line.
+            lane = self.uuid_lane.get(parent) if parent else None
+            if lane is not None and lane.key != _MAIN:
+                return lane
+            synthetic = "sidechain-" + (_str(obj.get("uuid")) or ident)
+            return self.lanes.get(synthetic) or self._new_lane(synthetic, sid, parent, obj)
+        return self.main
+
+    def _new_lane(self, agent_id: str, sid: str, parent: str | None, obj: dict[str, Any]) -> _Lane:
+        lane = _Lane(agent_id, agent_id)
+        self.lanes[agent_id] = lane
+        link = self.run._links.get((sid, agent_id))
+        meta = self.meta if agent_id == self.file_agent else {}
+        call_id = _str(meta.get("toolUseId")) or (link.call_id if link else None)
+        if call_id is None and parent is not None:
+            for cid in self.uuid_tasks.get(parent, []):  # 1.0.x: the sidechain's parent line
+                call = self.run._calls.get((sid, cid))
+                if call is not None and not call.claimed:
+                    call_id = cid
+                    break
+        first_text = _first_text(obj) if obj.get("type") == "user" else None
+        if call_id is None and first_text:
+            call_id = self._call_by_prompt(sid, first_text)
+        call = self.run._calls.get((sid, call_id)) if call_id else None
+        if call is not None:
+            call.claimed = True
+            lane.prompt_id = call.prompt_id
+            self.call_lane.setdefault(call_id or "", lane)
+        lane.parent_call_id = call_id
+        lane.agent_type = (
+            _str(meta.get("agentType"))
+            or (link.agent_type if link else None)
+            or (call.subagent_type if call else None)
+        )
+        lane.internal = internal_agent(
+            agent_id if call_id is None else None, lane.agent_type, first_text
+        )
+        return lane
+
+    def _call_by_prompt(self, sid: str, text: str) -> str | None:
+        """The unclaimed Task/Agent call of this session whose prompt is ``text``."""
+        wanted = text.strip()
+        for (call_sid, cid), call in self.run._calls.items():
+            if call_sid == sid and not call.claimed and (call.task_prompt or "").strip() == wanted:
+                return cid
+        return None
+
+    def _link(self, sid: str, agent_id: str) -> _Link:
+        return self.run._links.setdefault((sid, agent_id), _Link())
 
     # ---- events ---------------------------------------------------------------------------
 
-    def _event(self, rec: _Line, kind: str, index: int) -> dict[str, Any]:
+    def _event(self, rec: _Line, kind: str, index: Any) -> dict[str, Any]:
         ev: dict[str, Any] = dict(
             new_event(
                 harness=HARNESS,
@@ -481,10 +685,17 @@ class _FileState:
         cwd = rec.obj.get("cwd")
         if isinstance(cwd, str) and cwd:
             ev["cwd"] = cwd
-        if rec.agent_id:
-            ev["agent_id"] = rec.agent_id
-            if self.agent_type:
-                ev["agent_type"] = self.agent_type
+        lane = rec.lane
+        if lane.agent_id:
+            ev["agent_id"] = lane.agent_id
+            if lane.agent_type:
+                ev["agent_type"] = lane.agent_type
+        ev["prompt_id"] = rec.prompt_id
+        if lane.internal:
+            ev["internal"] = lane.internal
+        ev["uuid"] = rec.uuid
+        ev["parent_uuid"] = rec.parent_uuid
+        ev["seq"] = rec.number
         self.events.append((rec.number, ev))
         return ev
 
@@ -502,12 +713,20 @@ class _FileState:
             if "timestamp" in obj:
                 extra["timestamp_raw"] = obj["timestamp"]
             extra["timestamp_inferred"] = True
+        extra["file"] = self.name
+        extra["line_type"] = rec.line_type
+        sub = _str(obj.get("subtype"))
+        att = obj.get("attachment")
+        if sub is None and isinstance(att, dict):
+            sub = _str(att.get("type"))
+        if sub:
+            extra["line_subtype"] = sub
         extra["transcript"] = {"file": self.name, "line": rec.number, "type": rec.line_type}
         extra.update({k: v for k, v in more.items() if v is not None})
         return extra
 
     def _other(
-        self, rec: _Line, index: int, text: str | None = None, kind: str = "other", **more: Any
+        self, rec: _Line, index: Any, text: str | None = None, kind: str = "other", **more: Any
     ) -> dict[str, Any]:
         ev = self._event(rec, kind, index)
         if text is not None:
@@ -527,20 +746,56 @@ class _FileState:
         subtype = obj.get("subtype")
         text = _str(obj.get("content"))
         if subtype == "compact_boundary":
-            self._other(rec, 0, text=text, kind="compaction")
-        elif subtype in _ERROR_SUBTYPES or obj.get("level") == "error":
+            # One compaction = this line + the summary line Claude Code writes right after
+            # it: the event waits for the next line (see feed).
+            self.pending_compaction = rec
+            return
+        if subtype in _ERROR_SUBTYPES or obj.get("level") == "error":
             error = obj.get("error")
             if text is None and isinstance(error, dict):
                 text = _str(error.get("message"))
             self._other(rec, 0, text=text, kind="notification")
-        else:
-            self._other(rec, 0, text=text)
+            return
+        self._other(rec, 0, text=text)
+        if subtype in _TURN_CLOSERS:
+            self._close_turn(rec.lane)
+
+    def _compaction(self, boundary: _Line | None, summary: _Line | None) -> None:
+        """One compaction event: from the boundary line, with the summary's text."""
+        rec = boundary or summary
+        assert rec is not None
+        text = _str(boundary.obj.get("content")) if boundary else None
+        summary_text = _first_text(summary.obj) if summary else None
+        ev = self._other(
+            rec,
+            0,
+            text=summary_text if summary_text is not None else text,
+            kind="compaction",
+            boundary_text=text if boundary and summary_text is not None else None,
+            summary_uuid=summary.uuid if summary and boundary else None,
+            summary_line=summary.number if summary and boundary else None,
+        )
+        meta = boundary.obj.get("compactMetadata") if boundary else None
+        if isinstance(meta, dict) and _str(meta.get("trigger")):
+            ev["extra"]["trigger"] = meta["trigger"]
 
     def _attachment(self, rec: _Line) -> None:
         att = rec.obj.get("attachment")
         if isinstance(att, dict) and att.get("type") == "nested_memory":
             ev = self._other(rec, 0, kind="guide_loaded")
             ev["path"] = _str(att.get("path"))
+        elif isinstance(att, dict) and att.get("type") == "queued_command":
+            # What the user typed while the agent was busy (or a background task's result),
+            # handed to the agent inside the running turn.
+            text = _str(att.get("prompt"))
+            mode = att.get("commandMode")
+            if text is None or mode not in (None, "prompt"):
+                self._other(rec, 0, text=text)
+                return
+            kind, what, facts = classify_user_text(text)
+            ev = self._other(rec, 0, text=text, kind=kind, text_kind=what, queued=True)
+            if kind == "notification":
+                self._notified(rec, ev, facts)
         else:
             self._other(rec, 0)
 
@@ -560,7 +815,11 @@ class _FileState:
         if blocks is None:
             self._other(rec, 0)
             return
+        if rec.obj.get("isCompactSummary") is True:
+            self._compaction(None, rec)  # a summary without its boundary line
+            return
         results = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result")
+        opened = False  # this line already opened a turn (one prompt per line)
         for index, block in enumerate(blocks):
             btype = block.get("type") if isinstance(block, dict) else None
             if not isinstance(block, dict):
@@ -568,54 +827,124 @@ class _FileState:
             elif btype == "tool_result":
                 self._tool_result(rec, index, block)
             elif btype == "text":
-                self._user_text(rec, index, block, in_results=results > 0)
+                opened = self._user_text(rec, index, block, results > 0, opened) or opened
             else:
                 self._other(rec, index, block=_strip_images(block))
 
-    def _user_text(self, rec: _Line, index: int, block: dict[str, Any], in_results: bool) -> None:
+    def _user_text(
+        self, rec: _Line, index: int, block: dict[str, Any], in_results: bool, opened: bool
+    ) -> bool:
+        """Record one text block of a user line; True when it opened a new turn."""
         text = _str(block.get("text"))
         obj = rec.obj
+        lane = rec.lane
         if text is None:
             self._other(rec, index, block=block)
-        elif text.startswith(_INTERRUPTED):
-            if self.pending.pop(rec.agent_key, None) is not None:
-                self._count("text", 1)  # the turn ended by interruption, not with this text
-            ev = self._other(rec, index, kind="agent_stop")
-            ev.update(ok=False, interrupted=True, error=text)
-            if rec.agent_key != _MAIN:
-                ev["kind"] = "subagent_stop"
-                del ev["ok"]
-        elif obj.get("isCompactSummary") is True:
-            self._other(rec, index, text=text, kind="compaction")
-        elif obj.get("isMeta") is True or in_results or text.startswith(_COMMAND_OUTPUT):
-            self._other(rec, index, text=text)
+            return False
+        if obj.get("isMeta") is True:
+            what = "skill_body" if obj.get("sourceToolUseID") else "meta"
+            self._other(rec, index, text=text, text_kind=what)
+            return False
+        if in_results:
+            self._other(rec, index, text=text, text_kind="tool_result_text")
+            return False
+        kind, what, facts = classify_user_text(text)
+        if what == "interrupt":
+            self._interrupted(rec, index, text)
+            return False
+        if lane.key != _MAIN and rec.ident == lane.start:
+            self._subagent_start(rec, index, text)
+            return True
+        if kind == "prompt" and lane.key != _MAIN:
+            kind, what = "other", "agent_message"  # the parent agent's words, not a person's
+        if kind == "other" and what != "agent_message":
+            self._other(rec, index, text=text, text_kind=what, **facts)
+            return False
+        if opened:
+            self._other(rec, index, text=text, text_kind="prompt_part")
+            return False
+        self._open_turn(rec)
+        if kind == "notification":
+            ev = self._other(rec, index, text=text, kind=kind, text_kind=what)
+            self._notified(rec, ev, facts)
         else:
-            self._flush(rec.agent_key)
-            starts_subagent = rec.agent_key != _MAIN and obj.get("parentUuid") is None
-            self._other(
-                rec, index, text=text, kind="subagent_start" if starts_subagent else "prompt"
-            )
+            extra = {"text_kind": what, **facts} if what != "typed" else {}
+            self._other(rec, index, text=text, kind=kind, **extra)
+        return True
+
+    def _notified(self, rec: _Line, ev: dict[str, Any], facts: dict[str, str]) -> None:
+        """A task-notification: the background task whose result it delivers."""
+        task_id = facts.get("task_id")
+        call_id = facts.get("tool_use_id")
+        if task_id:
+            link = self._link(rec.session_id, task_id)
+            link.done = True
+            call_id = call_id or link.call_id
+            link.call_id = link.call_id or call_id
+            ev["agent_id"] = task_id
+            if link.agent_type:
+                ev["agent_type"] = link.agent_type
+            lane = self.lanes.get(task_id)
+            if lane is not None:
+                self._subagent_stop(lane)
+        ev["parent_call_id"] = call_id
+        for key in ("task_id", "tool_use_id", "status", "summary", "task_type"):
+            if key in facts:
+                ev["extra"][key] = facts[key]
+
+    def _interrupted(self, rec: _Line, index: int, text: str) -> None:
+        lane = rec.lane
+        if lane.final is not None:
+            self._count("text", 1)  # the turn ended by interruption, not with this text
+        ev = self._other(rec, index, kind="agent_stop" if lane.key == _MAIN else "subagent_stop")
+        ev.update(ok=False, interrupted=True, error=text)
+        if lane.key != _MAIN:
+            del ev["ok"]
+            ev["parent_call_id"] = lane.parent_call_id
+        lane.final = None
+        lane.active = False
+
+    def _subagent_start(self, rec: _Line, index: Any, text: str | None) -> None:
+        ev = self._other(rec, index, text=text, kind="subagent_start")
+        ev["parent_call_id"] = rec.lane.parent_call_id
+        if rec.lane.prompt_id and not rec.prompt_id:
+            ev["prompt_id"] = rec.lane.prompt_id
+        ev["extra"]["text_kind"] = "task"
 
     def _tool_result(self, rec: _Line, index: int, block: dict[str, Any]) -> None:
+        sid = rec.session_id
         call_id = _str(block.get("tool_use_id"))
-        name = self.run._tool_names.get((rec.session_id, call_id)) if call_id else None
+        call = self.run._calls.get((sid, call_id)) if call_id else None
+        name = call.name if call else None
         is_error = block.get("is_error") is True
         content = _strip_images(block.get("content"))
         result = rec.obj.get("toolUseResult")
-        ev = self._event(rec, "tool_error" if is_error else "tool_result", index)
+        text = _text_of(content)
+        decision = rec.obj.get("permissionDecision")
+        status = result_status(
+            is_error,
+            text,
+            rec.obj.get("toolDenialKind"),
+            decision.get("decision") if isinstance(decision, dict) else None,
+            result.get("interrupted") if isinstance(result, dict) else None,
+        )
+        if status == "ok" and isinstance(result, dict) and result.get("success") is False:
+            status = "failed"
+        kind = {"ok": "tool_result", "refused": "permission"}.get(status, "tool_error")
+        ev = self._event(rec, kind, index)
         ev["tool_name"] = name
         ev["tool"] = canonical_tool(name) if name else None
         ev["call_id"] = call_id
-        if is_error:
-            ev["ok"] = False
-            ev["error"] = _error_text(content)
-            interrupted = "interrupted by user" in (ev["error"] or "") or (
-                isinstance(result, dict) and result.get("interrupted") is True
-            )
-            ev["interrupted"] = True if interrupted else None
-        else:
+        ev["status"] = status
+        ev["ok"] = STATUS_OK[status]
+        if status == "ok":
             ev["output"] = content
-            ev["ok"] = not (isinstance(result, dict) and result.get("success") is False)
+        else:
+            ev["error"] = unwrap_tool_error(text) if text is not None else None
+            if status == "interrupted":
+                ev["interrupted"] = True
+            elif status == "failed" and not is_error:
+                ev["output"] = content
         if isinstance(result, dict):
             for key in ("durationMs", "totalDurationMs"):
                 value = result.get(key)
@@ -629,53 +958,97 @@ class _FileState:
             toolUseResult=_strip_images(result) if "toolUseResult" in rec.obj else None,
             block=rest or None,
         )
+        if call_id and (name in _TASK_TOOLS or (call is None and isinstance(result, dict))):
+            self._launched(rec, call_id, call, result, text)
+
+    def _launched(
+        self, rec: _Line, call_id: str, call: _Call | None, result: Any, text: str | None
+    ) -> None:
+        """A Task/Agent result: which agent it launched, and whether that agent is done."""
+        agent_id = _str(result.get("agentId")) if isinstance(result, dict) else None
+        agent_id = agent_id or (_agent_id_in_text(text) if call is not None else None)
+        lane = self.call_lane.get(call_id)
+        if agent_id is None and lane is None:
+            return
+        background = isinstance(result, dict) and (
+            result.get("status") == "async_launched" or result.get("isAsync") is True
+        )
+        if agent_id:
+            link = self._link(rec.session_id, agent_id)
+            link.call_id = link.call_id or call_id
+            agent_type = _str(result.get("agentType")) if isinstance(result, dict) else None
+            link.agent_type = (
+                link.agent_type or agent_type or (call.subagent_type if call else None)
+            )
+            link.background = link.background or background
+            if not background:
+                link.done = True
+        if lane is not None and not background:
+            self._subagent_stop(lane)  # a 1.0.x inline sidechain ends with its call's result
 
     def _assistant(self, rec: _Line) -> None:
         blocks = self._blocks(rec)
         if blocks is None:
             self._other(rec, 0)
             return
+        lane = rec.lane
+        if lane.key != _MAIN and rec.ident == lane.start:
+            self._subagent_start(rec, "subagent_start", None)  # its task line is not here
         api_error = rec.obj.get("isApiErrorMessage") is True
+        msg = rec.obj.get("message")
+        lane.last = rec
+        lane.last_stop_reason = msg.get("stop_reason") if isinstance(msg, dict) else None
+        self.saw_stop_reason = self.saw_stop_reason or lane.last_stop_reason is not None
         for index, block in enumerate(blocks):
             btype = block.get("type") if isinstance(block, dict) else None
             if not isinstance(block, dict):
                 self._other(rec, index, block=block)
             elif btype == "tool_use":
+                lane.active = True
                 self._tool_use(rec, index, block)
             elif btype == "text" and isinstance(block.get("text"), str):
                 if api_error:
                     self._other(rec, index, text=block["text"], kind="notification")
                     continue
-                if rec.agent_key in self.pending:
+                lane.active = True
+                if lane.final is not None:
                     self._count("text", 1)  # an earlier text of the turn: narration
-                self.pending[rec.agent_key] = (rec, index, block["text"])
+                lane.final = (rec, index, block["text"])
             elif btype in ("thinking", "redacted_thinking"):
+                lane.active = True
                 self._count("thinking", 1)
             else:
                 self._other(rec, index, block=_strip_images(block))
 
     def _tool_use(self, rec: _Line, index: int, block: dict[str, Any]) -> None:
-        if rec.agent_key in self.pending:  # text before a tool call was narration
-            del self.pending[rec.agent_key]
+        lane = rec.lane
+        if lane.final is not None:  # text before a tool call was narration
+            lane.final = None
             self._count("text", 1)
         name = _str(block.get("name"))
         call_id = _str(block.get("id"))
-        if name and call_id:
-            self.run._tool_names[(rec.session_id, call_id)] = name
+        tool_input = block.get("input")
+        if call_id:
+            call = _Call(name, rec.prompt_id, lane.agent_id)
+            if name in _TASK_TOOLS and isinstance(tool_input, dict):
+                call.task_prompt = _str(tool_input.get("prompt"))
+                call.subagent_type = _str(tool_input.get("subagent_type"))
+                if rec.uuid:
+                    self.uuid_tasks.setdefault(rec.uuid, []).append(call_id)
+            self.run._calls.setdefault((rec.session_id, call_id), call)
         ev = self._event(rec, "tool_call", index)
         ev["tool_name"] = name
         ev["tool"] = canonical_tool(name)
         ev["call_id"] = call_id
-        ev["input"] = block.get("input")
-        ev["path"] = tool_path(block.get("input"))
+        ev["input"] = tool_input
+        ev["path"] = tool_path(tool_input)
         ev["ok"] = None
         rest = {k: v for k, v in block.items() if k not in ("type", "id", "name", "input")}
         ev["extra"] = self._extra(rec, block=rest or None)
         if name == "Skill":
-            skill_input = block.get("input")
             skill = None
-            if isinstance(skill_input, dict):
-                skill = _str(skill_input.get("skill")) or _str(skill_input.get("command"))
+            if isinstance(tool_input, dict):
+                skill = _str(tool_input.get("skill")) or _str(tool_input.get("command"))
             loaded = self._event(rec, "skill_loaded", index)
             loaded["tool_name"] = name
             loaded["tool"] = "skill"
@@ -684,25 +1057,79 @@ class _FileState:
             loaded["extra"] = self._extra(rec)
 
     def _count(self, what: str, n: int) -> None:
-        if n:
+        if n and not self.scan_only:
             counts = self.run.report.not_recorded
             counts[what] = counts.get(what, 0) + n
 
-    def _flush(self, agent_key: str) -> None:
-        """The agent's last text before a new prompt (or the end) is its final message."""
-        pending = self.pending.pop(agent_key, None)
-        if pending is None:
+    # ---- turns ----------------------------------------------------------------------------
+    #
+    # A stop is recorded once its turn is closed by a later line (the next prompt or
+    # task-notification, a turn_duration / stop_hook_summary line, an interruption, a final
+    # stop_reason on the last message, the subagent's result reaching its parent). Its id is
+    # the line that opened the turn, so a re-import of a grown file never records it twice.
+
+    def _open_turn(self, rec: _Line) -> None:
+        lane = rec.lane
+        self._close_turn(lane)
+        lane.turn = rec.ident
+        lane.turn_prompt = rec.prompt_id
+        lane.stops = 0
+
+    def _close_turn(self, lane: _Lane) -> None:
+        if not lane.active or lane.key != _MAIN:
             return
-        rec, index, text = pending
-        if agent_key == _MAIN:
-            ev = self._other(rec, index, text=text, kind="agent_stop")
-            ev["ok"] = True
-        else:
-            self._other(rec, index, text=text, kind="subagent_stop")
+        rec = lane.final[0] if lane.final else lane.last
+        if rec is None:
+            return
+        ev = self._event(rec, "agent_stop", ("stop", lane.turn or lane.start, lane.stops))
+        ev["id"] = event_id(
+            HARNESS, SOURCE, rec.session_id, "agent_stop", lane.turn or lane.start, lane.stops
+        )
+        ev["prompt_id"] = lane.turn_prompt or rec.prompt_id
+        ev["ok"] = True
+        if lane.final is not None:
+            ev["text"] = lane.final[2]
+        ev["extra"] = self._extra(rec)
+        lane.stops += 1
+        lane.final = None
+        lane.active = False
+
+    def _subagent_stop(self, lane: _Lane) -> None:
+        if lane.stopped or lane.key == _MAIN:
+            return
+        rec = lane.final[0] if lane.final else lane.last
+        if rec is None:
+            return
+        ev = self._event(rec, "subagent_stop", "subagent_stop")
+        ev["id"] = event_id(HARNESS, SOURCE, rec.session_id, "subagent_stop", lane.start)
+        if lane.final is not None:
+            ev["text"] = lane.final[2]
+        ev["parent_call_id"] = lane.parent_call_id
+        if lane.prompt_id:
+            ev["prompt_id"] = lane.prompt_id
+        ev["extra"] = self._extra(rec)
+        lane.stopped = True
+        lane.final = None
+        lane.active = False
 
     def close(self) -> None:
-        for key in list(self.pending):
-            self._flush(key)
+        if self.pending_compaction is not None:
+            # The summary line may still be coming: the compaction is recorded once it is
+            # there (or once any later line is).
+            self._count("compaction_pending", 1)
+        for lane in self.lanes.values():
+            # Writers before ~2.1.100 left stop_reason null on every line: there, a lane whose
+            # last line is text (no call after it) ended its turn.
+            final = lane.last_stop_reason in _FINAL_STOP_REASONS or (
+                not self.saw_stop_reason and lane.final is not None and lane.last is lane.final[0]
+            )
+            if lane.key == _MAIN:
+                if final:
+                    self._close_turn(lane)
+                continue
+            link = self.run._links.get((self.session, lane.key))
+            if final or (link is not None and link.done):
+                self._subagent_stop(lane)
         if self.waiting:
             ts = self.first_ts or self._mtime_ts()
             for ev in self.waiting:
@@ -714,17 +1141,31 @@ class _FileState:
         except OSError:
             return self.run.received_at
 
-    def _meta_agent_type(self) -> str | None:
+    def _meta(self) -> dict[str, Any]:
         meta = self.path[: -len(".jsonl")] + ".meta.json"
         if not os.path.exists(meta):
-            return None
+            return {}
         try:
             with open(meta, encoding="utf-8") as fh:
                 data = json.load(fh)
         except (OSError, ValueError) as exc:
-            self.run.report.warnings.append(f"{meta}: unreadable sidecar ignored ({exc})")
-            return None
-        return _str(data.get("agentType")) if isinstance(data, dict) else None
+            if not self.scan_only:
+                self.run.report.warnings.append(f"{meta}: unreadable sidecar ignored ({exc})")
+            return {}
+        return data if isinstance(data, dict) else {}
+
+
+def _first_text(obj: dict[str, Any]) -> str | None:
+    """The first text of a line's message (a string, or its first text block)."""
+    msg = obj.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                return _str(block.get("text"))
+    return None
 
 
 def import_transcripts(
