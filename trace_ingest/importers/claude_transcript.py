@@ -316,6 +316,7 @@ class _Lane:
     final: tuple[_Line, int, str] | None = None  # last text block after the last tool call
     last: _Line | None = None  # last assistant line
     last_stop_reason: Any = None
+    started: bool = False  # subagent_start emitted
     stopped: bool = False  # subagent_stop emitted
 
 
@@ -489,9 +490,7 @@ class _FileState:
         self.folder_session = _fallback_session(path)
         self.session = _first_session_id(path) or self.folder_session
         self.events: list[tuple[int, dict[str, Any]]] = []
-        self.lanes: dict[str, _Lane] = {}
-        self.main = _Lane(_MAIN, None)
-        self.lanes[_MAIN] = self.main
+        self.lanes: dict[tuple[str, str], _Lane] = {}  # (session, agent id or _MAIN) -> lane
         self.uuid_lane: dict[str, _Lane] = {}
         self.uuid_prompt: dict[str, str] = {}
         self.uuid_tasks: dict[str, list[str]] = {}  # line uuid -> Task/Agent call ids on it
@@ -567,6 +566,8 @@ class _FileState:
             "summary": self._summary,
         }.get(line_type, self._other_line)
         handler(rec)
+        if rec.lane.key != _MAIN and not rec.lane.started:
+            self._subagent_start(rec, "subagent_start", None)  # its task line is not here
 
     def _record(self, number: int, obj: dict[str, Any], data: bytes, line_type: str) -> _Line:
         sid = _str(obj.get("sessionId")) or _str(obj.get("session_id")) or self.session
@@ -608,9 +609,11 @@ class _FileState:
     # ---- lanes and links ------------------------------------------------------------------
 
     def _lane_of(self, obj: dict[str, Any], sid: str, ident: str, parent: str | None) -> _Lane:
-        agent_id = _str(obj.get("agentId")) or self.file_agent
+        agent_id = _str(obj.get("agentId"))
+        if agent_id is None and obj.get("isSidechain") is not False:
+            agent_id = self.file_agent  # a line that says it is the main agent's is kept so
         if agent_id:
-            lane = self.lanes.get(agent_id)
+            lane = self.lanes.get((sid, agent_id))
             if lane is None:
                 lane = self._new_lane(agent_id, sid, parent, obj)
             return lane
@@ -621,12 +624,15 @@ class _FileState:
             if lane is not None and lane.key != _MAIN:
                 return lane
             synthetic = "sidechain-" + (_str(obj.get("uuid")) or ident)
-            return self.lanes.get(synthetic) or self._new_lane(synthetic, sid, parent, obj)
-        return self.main
+            return self.lanes.get((sid, synthetic)) or self._new_lane(synthetic, sid, parent, obj)
+        lane = self.lanes.get((sid, _MAIN))
+        if lane is None:
+            lane = self.lanes[(sid, _MAIN)] = _Lane(_MAIN, None)
+        return lane
 
     def _new_lane(self, agent_id: str, sid: str, parent: str | None, obj: dict[str, Any]) -> _Lane:
         lane = _Lane(agent_id, agent_id)
-        self.lanes[agent_id] = lane
+        self.lanes[(sid, agent_id)] = lane
         link = self.run._links.get((sid, agent_id))
         meta = self.meta if agent_id == self.file_agent else {}
         call_id = _str(meta.get("toolUseId")) or (link.call_id if link else None)
@@ -852,7 +858,7 @@ class _FileState:
         if what == "interrupt":
             self._interrupted(rec, index, text)
             return False
-        if lane.key != _MAIN and rec.ident == lane.start:
+        if lane.key != _MAIN and not lane.started and rec.ident == lane.start:
             self._subagent_start(rec, index, text)
             return True
         if kind == "prompt" and lane.key != _MAIN:
@@ -884,7 +890,7 @@ class _FileState:
             ev["agent_id"] = task_id
             if link.agent_type:
                 ev["agent_type"] = link.agent_type
-            lane = self.lanes.get(task_id)
+            lane = self.lanes.get((rec.session_id, task_id))
             if lane is not None:
                 self._subagent_stop(lane)
         ev["parent_call_id"] = call_id
@@ -905,6 +911,7 @@ class _FileState:
         lane.active = False
 
     def _subagent_start(self, rec: _Line, index: Any, text: str | None) -> None:
+        rec.lane.started = True
         ev = self._other(rec, index, text=text, kind="subagent_start")
         ev["parent_call_id"] = rec.lane.parent_call_id
         if rec.lane.prompt_id and not rec.prompt_id:
@@ -913,7 +920,7 @@ class _FileState:
 
     def _tool_result(self, rec: _Line, index: int, block: dict[str, Any]) -> None:
         sid = rec.session_id
-        call_id = _str(block.get("tool_use_id"))
+        call_id = _str(block.get("tool_use_id")) or _str(rec.obj.get("sourceToolUseID"))
         call = self.run._calls.get((sid, call_id)) if call_id else None
         name = call.name if call else None
         is_error = block.get("is_error") is True
@@ -992,7 +999,7 @@ class _FileState:
             self._other(rec, 0)
             return
         lane = rec.lane
-        if lane.key != _MAIN and rec.ident == lane.start:
+        if lane.key != _MAIN and not lane.started:
             self._subagent_start(rec, "subagent_start", None)  # its task line is not here
         api_error = rec.obj.get("isApiErrorMessage") is True
         msg = rec.obj.get("message")
@@ -1076,19 +1083,19 @@ class _FileState:
         lane.stops = 0
 
     def _close_turn(self, lane: _Lane) -> None:
-        if not lane.active or lane.key != _MAIN:
+        """Record the main agent's stop for the turn, if it ended with a message (a turn cut
+        after a tool result, with no final text, has no stop)."""
+        if lane.key != _MAIN or lane.final is None:
+            lane.active = False
             return
-        rec = lane.final[0] if lane.final else lane.last
-        if rec is None:
-            return
+        rec = lane.final[0]
         ev = self._event(rec, "agent_stop", ("stop", lane.turn or lane.start, lane.stops))
         ev["id"] = event_id(
             HARNESS, SOURCE, rec.session_id, "agent_stop", lane.turn or lane.start, lane.stops
         )
         ev["prompt_id"] = lane.turn_prompt or rec.prompt_id
         ev["ok"] = True
-        if lane.final is not None:
-            ev["text"] = lane.final[2]
+        ev["text"] = lane.final[2]
         ev["extra"] = self._extra(rec)
         lane.stops += 1
         lane.final = None
@@ -1117,7 +1124,7 @@ class _FileState:
             # The summary line may still be coming: the compaction is recorded once it is
             # there (or once any later line is).
             self._count("compaction_pending", 1)
-        for lane in self.lanes.values():
+        for (sid, _), lane in self.lanes.items():
             # Writers before ~2.1.100 left stop_reason null on every line: there, a lane whose
             # last line is text (no call after it) ended its turn.
             final = lane.last_stop_reason in _FINAL_STOP_REASONS or (
@@ -1127,19 +1134,19 @@ class _FileState:
                 if final:
                     self._close_turn(lane)
                 continue
-            link = self.run._links.get((self.session, lane.key))
+            link = self.run._links.get((sid, lane.key))
             if final or (link is not None and link.done):
                 self._subagent_stop(lane)
         if self.waiting:
-            ts = self.first_ts or self._mtime_ts()
-            for ev in self.waiting:
-                ev["ts"] = ts
-
-    def _mtime_ts(self) -> str:
-        try:
-            return normalize_ts(os.stat(self.path).st_mtime) or self.run.received_at
-        except OSError:
-            return self.run.received_at
+            if self.first_ts is None:
+                # No line of the file has a time yet: these wait for one (a later import),
+                # rather than take a time that would differ from a later import's.
+                held = {id(ev) for ev in self.waiting}
+                self.events = [(n, ev) for n, ev in self.events if id(ev) not in held]
+                self._count("waiting_for_a_timestamp", len(held))
+            else:
+                for ev in self.waiting:
+                    ev["ts"] = self.first_ts
 
     def _meta(self) -> dict[str, Any]:
         meta = self.path[: -len(".jsonl")] + ".meta.json"
