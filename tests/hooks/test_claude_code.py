@@ -85,6 +85,144 @@ def test_post_tool_use_failure_is_a_failed_result_with_error_and_interrupt() -> 
         True,
     )
     assert (ev["tool"], ev["call_id"], ev["duration_ms"]) == ("shell", "toolu_1", 4187.0)
+    assert ev["status"] == "interrupted"
+
+
+def test_real_post_tool_use_failures_are_failures(samples: Path) -> None:
+    # hooks/PostToolUseFailure.json: 4 real payloads (Bash exit 2, WebFetch blocked domain,
+    # Read of a missing file, Bash exit 1 inside a "lead-programmer" subagent), all with
+    # is_interrupt false.
+    payloads = [
+        p for name, p in sample_payloads(samples) if name.startswith("PostToolUseFailure.json")
+    ]
+    assert len(payloads) == 4
+    events: list[dict[str, Any]] = [
+        dict(claude_code.normalize(p, RECEIVED, "d")[0]) for p in payloads
+    ]
+    assert [(e["kind"], e["status"], e["ok"], e["interrupted"]) for e in events] == [
+        ("tool_error", "failed", False, False)
+    ] * 4
+    assert [e["tool_name"] for e in events] == ["Bash", "WebFetch", "Read", "Bash"]
+    assert events[0]["error"].startswith("Exit code 2")
+    sub = events[3]
+    assert (sub["agent_id"], sub["agent_type"]) == ("a90cc16cab75344be", "lead-programmer")
+    assert "agent_id" not in sub.get("extra", {}) and "is_interrupt" not in sub.get("extra", {})
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "kind", "ok"),
+    [
+        ("Cancelled: parallel tool call Bash(ls /nonexistent) errored", "cancelled", "tool_error",
+         None),
+        ("<tool_use_error>Sibling tool call errored</tool_use_error>", "cancelled", "tool_error",
+         None),
+        ("Permission to use Bash with command rm -rf / has been denied.", "refused",
+         "permission", None),
+        ("Exit code 1\nnope", "failed", "tool_error", False),
+    ],
+)  # fmt: skip
+def test_failure_texts_that_are_not_failures(
+    error: str, status: str, kind: str, ok: bool | None
+) -> None:
+    ev = _one(
+        {
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {},
+            "tool_use_id": "t1",
+            "error": error,
+            "is_interrupt": False,
+        }
+    )
+    assert (ev["status"], ev["kind"], ev["ok"], ev["call_id"]) == (status, kind, ok, "t1")
+
+
+def test_post_tool_use_status_is_ok() -> None:
+    ev = _one(
+        {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {},
+            "tool_use_id": "t",
+            "tool_response": {"type": "text"},
+        }
+    )
+    assert (ev["status"], ev["ok"]) == ("ok", True)
+
+
+# 2.1.328 (shared/reference/real-harnesses.md §3.2, and the rig's "subagents" capture): the
+# common fields prompt_id and effort, and the background agent's result delivered as a second
+# UserPromptSubmit whose prompt is a <task-notification>.
+PROMPT_ID = "23ecab25-cca8-4202-aa1d-224148ad8cd8"
+NOTIFICATION = (
+    "<task-notification>\n<task-id>a488e6070544204e8</task-id>\n"
+    "<tool-use-id>toolu_fake_0_0_0_b83683d7</tool-use-id>\n"
+    "<output-file>/tmp/claude-0/p/s/tasks/a488e6070544204e8.output</output-file>\n"
+    '<status>completed</status>\n<summary>Agent "background check" finished</summary>\n'
+    "<result>Done.</result>\n</task-notification>"
+)
+
+
+def test_prompt_id_is_a_named_field_on_every_event() -> None:
+    for payload in (
+        {"hook_event_name": "UserPromptSubmit", "prompt": "hi", "permission_mode": "default"},
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_use_id": "t",
+            "effort": {"level": "medium"},
+        },
+        {"hook_event_name": "SubagentStart", "agent_id": "a1", "agent_type": "general-purpose"},
+        {"hook_event_name": "Stop", "last_assistant_message": "Done.", "background_tasks": []},
+        {"hook_event_name": "SessionEnd", "reason": "other"},
+    ):
+        ev = _one({**payload, "prompt_id": PROMPT_ID})
+        assert ev["prompt_id"] == PROMPT_ID, payload
+        assert "prompt_id" not in ev.get("extra", {})
+    assert "prompt_id" not in _one({"hook_event_name": "SessionStart", "source": "startup"})
+
+
+def test_task_notification_prompt_is_a_notification() -> None:
+    typed = _one({"hook_event_name": "UserPromptSubmit", "prompt_id": PROMPT_ID,
+                  "prompt": "Ask two helpers to check the build."})  # fmt: skip
+    note = _one({"hook_event_name": "UserPromptSubmit", "prompt_id": PROMPT_ID,
+                 "prompt": NOTIFICATION})  # fmt: skip
+    assert typed["kind"] == "prompt" and "parent_call_id" not in typed
+    assert (note["kind"], note["parent_call_id"], note["agent_id"]) == (
+        "notification",
+        "toolu_fake_0_0_0_b83683d7",
+        "a488e6070544204e8",
+    )
+    assert note["text"] == NOTIFICATION and note["prompt_id"] == PROMPT_ID
+    assert note["extra"]["text_kind"] == "task_notification"
+    assert note["extra"]["status"] == "completed"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "kind", "what"),
+    [
+        ("<ide_opened_file>The user opened the file /a.py in the IDE.</ide_opened_file>",
+         "other", "ide_context"),
+        ("<ide_selection>The user selected the lines 3 to 9 from /a.py</ide_selection>",
+         "other", "ide_context"),
+        ("<command-name>/review</command-name>\n<command-args>42</command-args>", "prompt",
+         "slash_command"),
+    ],
+)  # fmt: skip
+def test_prompts_that_a_person_did_not_type(prompt: str, kind: str, what: str) -> None:
+    ev = _one({"hook_event_name": "UserPromptSubmit", "prompt": prompt})
+    assert (ev["kind"], ev["extra"]["text_kind"], ev["text"]) == (kind, what, prompt)
+
+
+def test_real_user_prompts_stay_prompts(samples: Path) -> None:
+    # hooks/UserPromptSubmit.json: 9 prompts people typed (none is a notification or IDE note).
+    events = [
+        claude_code.normalize(p, RECEIVED, "d")[0]
+        for name, p in sample_payloads(samples)
+        if name.startswith("UserPromptSubmit.json")
+    ]
+    assert len(events) == 9 and {e["kind"] for e in events} == {"prompt"}
 
 
 @pytest.mark.parametrize(

@@ -795,7 +795,7 @@ class _FileState:
             # handed to the agent inside the running turn.
             text = _str(att.get("prompt"))
             mode = att.get("commandMode")
-            if text is None or mode not in (None, "prompt"):
+            if text is None or mode not in (None, "prompt", "task-notification"):
                 self._other(rec, 0, text=text)
                 return
             kind, what, facts = classify_user_text(text)
