@@ -847,16 +847,16 @@ class _FileState:
         if text is None:
             self._other(rec, index, block=block)
             return False
+        kind, what, facts = classify_user_text(text)
+        if what == "interrupt":  # also beside the result of the call it interrupted
+            self._interrupted(rec, index, text)
+            return False
         if obj.get("isMeta") is True:
             what = "skill_body" if obj.get("sourceToolUseID") else "meta"
             self._other(rec, index, text=text, text_kind=what)
             return False
         if in_results:
             self._other(rec, index, text=text, text_kind="tool_result_text")
-            return False
-        kind, what, facts = classify_user_text(text)
-        if what == "interrupt":
-            self._interrupted(rec, index, text)
             return False
         if lane.key != _MAIN and not lane.started and rec.ident == lane.start:
             self._subagent_start(rec, index, text)
