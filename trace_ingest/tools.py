@@ -72,7 +72,7 @@ def tool_path(tool_input: Any) -> str | None:
 # blanks are stripped, in order.
 _NOT_TYPED: tuple[tuple[str, str, str], ...] = (
     ("<task-notification>", "task_notification", "notification"),
-    ("<ide_", "ide_context", "other"),  # <ide_opened_file>, <ide_selection>, <ide_diagnostics>
+    ("<ide_", "ide_context", "other"),  # an unclosed <ide_opened_file>, <ide_selection>, …
     ("<local-command-stdout>", "command_output", "other"),
     ("<local-command-stderr>", "command_output", "other"),
     ("<local-command-caveat>", "command_caveat", "other"),
@@ -107,16 +107,30 @@ def _tag(text: str, name: str) -> str | None:
     return text[start:end].strip()
 
 
-def strip_reminders(text: str) -> str:
-    """``text`` without leading ``<system-reminder>…</system-reminder>`` blocks (IDE clients
-    put the files the user referenced there, before what the user typed)."""
+def strip_context(text: str) -> tuple[str, str | None]:
+    """``text`` without its leading context blocks, and what the first of them was.
+
+    Context blocks are ``<system-reminder>…</system-reminder>`` (IDE clients list the files
+    the user referenced there) and ``<ide_…>…</ide_…>`` notes, put before what the user typed.
+    """
     rest = text.lstrip()
-    while rest.startswith(_REMINDER_OPEN):
-        end = rest.find(_REMINDER_CLOSE)
+    first: str | None = None
+    while True:
+        if rest.startswith(_REMINDER_OPEN):
+            close, what = _REMINDER_CLOSE, "system_reminder"
+        elif rest.startswith("<ide_"):
+            name_end = rest.find(">")
+            if name_end < 0:
+                break
+            close, what = "</" + rest[1:name_end] + ">", "ide_context"
+        else:
+            break
+        end = rest.find(close)
         if end < 0:
-            return ""
-        rest = rest[end + len(_REMINDER_CLOSE) :].lstrip()
-    return rest
+            return ("", first or what)
+        first = first or what
+        rest = rest[end + len(close) :].lstrip()
+    return (rest, first)
 
 
 def classify_user_text(text: str) -> tuple[str, str, dict[str, str]]:
@@ -130,9 +144,9 @@ def classify_user_text(text: str) -> tuple[str, str, dict[str, str]]:
     ``ide_context``, ``system_reminder``, ``command_output``, ``interrupt``, …); ``facts`` holds
     what the text itself says (``command``, ``task_id``, ``tool_use_id``, ``status``, …).
     """
-    rest = strip_reminders(text)
+    rest, context = strip_context(text)
     if not rest:
-        return ("other", "system_reminder", {})
+        return ("other", context or "empty", {})
     if rest.startswith(INTERRUPT_MARK):
         return ("other", "interrupt", {})
     for prefix, what, kind in _NOT_TYPED:

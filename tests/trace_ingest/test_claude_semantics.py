@@ -519,6 +519,10 @@ def test_growing_file_adds_only_new_facts(samples: Path, tmp_path: Path, relativ
         ("<ide_selection>The user selected lines 1 to 3</ide_selection>", "other", "ide_context"),
         ("<system-reminder>x</system-reminder>", "other", "system_reminder"),
         ("<system-reminder>x</system-reminder>\n\nreal words", "prompt", "typed"),
+        ("<ide_selection>lines 1-3 of /a.py</ide_selection>\n\nexplain this", "prompt", "typed"),
+        ("<system-reminder>a</system-reminder><ide_opened_file>b</ide_opened_file>", "other",
+         "system_reminder"),
+        ("  ", "other", "empty"),
         ("<task-notification>\n<task-id>b1</task-id>\n<tool-use-id>toolu_9</tool-use-id>\n"
          "<status>completed</status>\n</task-notification>", "notification", "task_notification"),
         ("<local-command-stdout>ok</local-command-stdout>", "other", "command_output"),
