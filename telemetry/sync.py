@@ -73,6 +73,7 @@ _COLUMNS = (
     "body",
 )
 _SCALARS = (str, int, float, type(None))
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 _INSERT = (
     "INSERT OR IGNORE INTO events (id, session_key, harness, source, kind, ts, received_at,"
     " hook_event, tool_name, tool, call_id, path, ok, duration_ms, agent_id, file_offset, body)"
@@ -178,9 +179,11 @@ def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = Tr
     report = SyncReport()
     conn = db.conn
     conn.execute(f"PRAGMA busy_timeout = {WRITER_WAIT_MS if wait else READER_WAIT_MS}")
+    batch = _Batch(conn)
     try:
         for path, key in trace_files(home, report.ignored):
-            sync_file(db, path, key, report, reader=not wait)
+            sync_file(db, path, key, report, reader=not wait, batch=batch)
+        batch.commit()
         with writing(conn):
             report.closed = lifecycle.sweep(db, idle_minutes)
     except MirrorBusy:
@@ -214,6 +217,47 @@ def writing(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
+class _Batch:
+    """The open write transaction of a sync: steps of several small files share one, and it
+    is committed as soon as it holds ``CHUNK_BYTES`` of lines (each commit carries the
+    offsets of everything in it), so work stays bounded per commit and commits stay few."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.open = False
+        self.size = 0
+
+    def begin(self) -> None:
+        if self.open:
+            return
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise MirrorBusy(
+                    "the mirror is busy: another `trail sync` or `trail watch` is writing it"
+                ) from exc
+            raise
+        self.open = True
+
+    def stepped(self, size: int) -> None:
+        self.size += size
+        if self.size >= CHUNK_BYTES:
+            self.commit()
+
+    def commit(self) -> None:
+        if self.open:
+            self.open, self.size = False, 0
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.open:
+            self.open, self.size = False, 0
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+
+
 @dataclass
 class _File:
     """One sync of one file: what this process last wrote, and the running full hash."""
@@ -228,12 +272,21 @@ class _File:
 
 
 def sync_file(
-    db: Database, path: str, key: str, report: SyncReport, *, reader: bool = False
+    db: Database,
+    path: str,
+    key: str,
+    report: SyncReport,
+    *,
+    reader: bool = False,
+    batch: _Batch | None = None,
 ) -> None:
-    """Mirror the new complete lines of one trace file, one bounded step per transaction.
+    """Mirror the new complete lines of one trace file in bounded steps (at most
+    ``CHUNK_BYTES`` of lines per commit; ``batch`` lets small files share a commit).
 
     ``reader``: raise MirrorBusy as soon as another sync is seen moving the same file on.
     """
+    own = batch is None
+    batch = batch or _Batch(db.conn)
     report.files += 1
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -245,13 +298,15 @@ def sync_file(
             report.ignored.append(Skipped(path, 0, "not a regular file; not read"))
             return
         state = _File(path, key, fd, reader)
-        while not _step(db, state, report):
+        while not _step(db, state, report, batch):
             pass
+        if own:
+            batch.commit()
     finally:
         os.close(fd)
 
 
-def _step(db: Database, f: _File, report: SyncReport) -> bool:
+def _step(db: Database, f: _File, report: SyncReport, batch: _Batch) -> bool:
     """One bounded step; True when the file is mirrored as far as it can be for now."""
     conn = db.conn
     # Unchanged files cost a stat and a read, never the write lock.
@@ -263,7 +318,8 @@ def _step(db: Database, f: _File, report: SyncReport) -> bool:
         raise MirrorBusy("another sync is mirroring this file")
     # A file that shrank, was replaced or was edited is checked outside the lock.
     changed = None if row is None or row == f.written else _changed(f, st, row)
-    with writing(conn):
+    batch.begin()
+    try:
         if conn.execute(_STATE, [f.path]).fetchone() != row:
             if f.reader:
                 raise MirrorBusy("another sync is mirroring this file")
@@ -272,7 +328,13 @@ def _step(db: Database, f: _File, report: SyncReport) -> bool:
             _forget(conn, f.path, f.key)
             report.resynced.append(Resynced(f.path, changed))
             row = None
-        return _advance(db, f, st, row, report)
+        before = int(row[0]) if row else 0
+        done = _advance(db, f, st, row, report)
+    except BaseException:
+        batch.rollback()
+        raise
+    batch.stepped(max(f.hashed_to - before, 0) + 4096)  # a floor per step bounds tiny ones
+    return done
 
 
 def _changed(f: _File, st: os.stat_result, row: Any) -> str | None:
@@ -467,15 +529,13 @@ def _parse(
             at,
             line.decode("utf-8", "replace"),
         )
-        wrong = next(
-            (
+        # One C-level pass over the types (orjson gives exact types); names only on a miss.
+        if not _SCALAR_TYPES.issuperset(map(type, row)):
+            wrong = next(
                 name
                 for name, value in zip(_COLUMNS, row, strict=True)
                 if not isinstance(value, _SCALARS)
-            ),
-            None,
-        )
-        if wrong is not None:
+            )
             bad.append(Skipped(path, at, f"field {wrong!r} is not a string or number", len(line)))
             continue
         rows.append(row)

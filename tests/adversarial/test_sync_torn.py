@@ -57,7 +57,7 @@ def check_readers(home: Path, key: str = KEY) -> None:
     assert json.loads(shown.stdout)["events"]
     scored = trail("eval", "score", "--session", key, home=home)
     no_traceback(scored)
-    assert scored.returncode in (0, 3, 4), scored.stderr
+    assert scored.returncode not in (1, 2), scored.stderr  # graded, whatever the verdict
 
 
 def check_rebuild(home: Path) -> None:
@@ -195,7 +195,7 @@ def test_a_bad_body_in_the_mirror_is_skipped_with_a_message(trail_home: Path) ->
     assert len(json.loads(shown.stdout)["events"]) == 2
     scored = trail("eval", "score", "--session", KEY, home=trail_home)
     no_traceback(scored)
-    assert scored.returncode in (0, 3, 4)
+    assert scored.returncode not in (1, 2)
 
 
 def test_a_mirror_with_glued_rows_is_repaired_on_upgrade(trail_home: Path) -> None:
