@@ -213,10 +213,8 @@ def test_vscode_parallel_subagents(samples: Path, trail_home: Path) -> None:
     ev = load(trail_home, main, folder / "b3a7bd3c-5a10-4e7b-8ff0-7fc0cd6d1093")
     # Line 2 holds two text blocks: a <system-reminder> with the referenced files (IDE
     # context, not typed) and the prompt itself.
-    assert main_prompts(ev) == [
-        "Run 4 subagents in parallel that just run the sleep commands for 1, 2, 3, and 4 seconds"
-    ] or main_prompts(ev)[0].startswith("Run 4 subagents in parallel")
-    assert len(main_prompts(ev)) == 1
+    (prompt,) = main_prompts(ev)
+    assert prompt.startswith("Run 4 subagents in parallel that just run the sleep commands")
     assert kinds(ev, "other", seq=2)[0]["extra"]["text_kind"] == "system_reminder"
     # Task calls on lines 4-7 (subagent_type "Bash"); results 8-11 name the agents.
     assert subagents(ev) == {
@@ -554,3 +552,76 @@ def test_internal_agent_rules() -> None:
     assert internal_agent("x", first_prompt="Warmup") == "warmup"
     assert internal_agent("x", agent_type="general-purpose", first_prompt="Do it") is None
     assert result_status(False, "fine") == "ok"
+
+
+# ---- the real 2.1.328 (tests/trace_ingest/data/claude-code-2.1.328/README.md) ----------------
+
+CC_2_1_328 = Path(__file__).parent / "data" / "claude-code-2.1.328"
+
+
+def test_2_1_328_background_and_foreground_agents(trail_home: Path) -> None:
+    ev = load(trail_home, CC_2_1_328 / "subagents")
+    pid = "23ecab25-cca8-4202-aa1d-224148ad8cd8"
+    # One typed prompt (promptSource "sdk"). Agent call 1 (description "background check")
+    # returns status async_launched, agentId a488e6070544204e8; call 2 (run_in_background
+    # false) returns status completed, agentId af3694ec84e9ecb50. Both meta.json files say
+    # agentType general-purpose and name their toolUseId.
+    assert main_prompts(ev) == ["Ask two helpers to check the build."]
+    assert subagents(ev) == {
+        "a488e6070544204e8": ("toolu_fake_0_0_0_b83683d7", "general-purpose"),
+        "af3694ec84e9ecb50": ("toolu_fake_0_1_0_953c5458", "general-purpose"),
+    }
+    # The background agent's result comes back as a queued_command attachment
+    # (commandMode "task-notification") inside the same turn: a notification, no prompt.
+    (note,) = kinds(ev, "notification")
+    assert (note["agent_id"], note["parent_call_id"]) == (
+        "a488e6070544204e8",
+        "toolu_fake_0_0_0_b83683d7",
+    )
+    assert note["extra"]["line_type"] == "attachment" and note["prompt_id"] == pid
+    assert {e["agent_id"] for e in kinds(ev, "subagent_stop")} == set(subagents(ev))
+    launch = kinds(ev, "tool_result", call_id="toolu_fake_0_0_0_b83683d7")[0]
+    assert launch["status"] == "ok" and launch["extra"]["toolUseResult"]["isAsync"] is True
+    # Each child ran one Bash (echo child-ok); the main agent one Bash after the agents.
+    assert Counter(e.get("agent_id") for e in kinds(ev, "tool_call")) == Counter(
+        {None: 3, "a488e6070544204e8": 1, "af3694ec84e9ecb50": 1}
+    )
+    # The turn ends with "Done." then a stop_hook_summary line: one stop, with the turn's id.
+    assert [(e["text"], e["prompt_id"]) for e in kinds(ev, "agent_stop")] == [("Done.", pid)]
+    assert {e["prompt_id"] for e in ev if e["kind"] != "other"} == {pid}
+    # cost-state, tools-used, atis-latch, last-prompt, queue-operation: kept, marked.
+    quiet = {e["extra"]["line_type"] for e in ev if e["kind"] == "other"}
+    assert {"cost-state", "tools-used", "atis-latch", "last-prompt", "queue-operation"} <= quiet
+
+
+def test_2_1_328_parallel_calls_and_failures(trail_home: Path) -> None:
+    ev = load(trail_home, CC_2_1_328 / "parallel_and_failure")
+    # Read + Bash in one message (both ok), then a failing Bash (exit 2), then Read of a
+    # missing file + Bash in one message: the Read fails, its sibling Bash still runs.
+    assert len(main_prompts(ev)) == 1
+    assert statuses(ev) == Counter({"ok": 3, "failed": 2})
+    assert [e["error"].split("\n")[0] for e in kinds(ev, "tool_error")] == [
+        "Exit code 2",
+        "File does not exist. Note: your current working directory is "
+        "/tmp/rig-captures/parallel_and_failure/project.",
+    ]
+    assert [e["text"] for e in kinds(ev, "agent_stop")] == ["Done."]
+
+
+def test_turn_origin_of_2_1_x_says_who_started_the_turn(tmp_path: Path, trail_home: Path) -> None:
+    def user(uuid: str, text: str, **more: Any) -> dict[str, Any]:
+        return {"type": "user", "uuid": uuid, "sessionId": "s", "promptId": f"p-{uuid}",
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": {"role": "user", "content": text}, **more}  # fmt: skip
+
+    path = tmp_path / "s.jsonl"
+    lines = [
+        user("u1", "typed by a person", turnOrigin="human", promptSource="typed"),
+        user("u2", "Continue from where you left off.", turnOrigin="auto_continuation"),
+        user("u3", "background result", turnOrigin="task_notification"),
+        user("u4", "from the SDK", turnOrigin="sdk", promptSource="sdk"),
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    ev = load(trail_home, path)
+    assert main_prompts(ev) == ["typed by a person", "from the SDK"]
+    assert [e["uuid"] for e in kinds(ev, "notification")] == ["u3"]

@@ -337,6 +337,8 @@ class _Line:
 
 
 _FINAL_STOP_REASONS = frozenset({"end_turn", "stop_sequence"})
+# 2.1.x user lines' ``turnOrigin`` values for turns no person started (binary 2.1.328)
+_NOT_HUMAN_ORIGINS = frozenset({"auto_continuation", "host_synthetic", "scheduled", "peer"})
 _TASK_TOOLS = frozenset({"Task", "Agent"})
 # system lines Claude Code writes once a turn has ended (2.1.x)
 _TURN_CLOSERS = frozenset({"turn_duration", "stop_hook_summary"})
@@ -861,6 +863,13 @@ class _FileState:
         if lane.key != _MAIN and not lane.started and rec.ident == lane.start:
             self._subagent_start(rec, index, text)
             return True
+        if kind == "prompt":
+            # 2.1.x says who started the turn: a person ("human", "sdk") or not.
+            origin = _str(obj.get("turnOrigin"))
+            if origin == "task_notification":
+                kind, what = "notification", "task_notification"
+            elif origin in _NOT_HUMAN_ORIGINS or obj.get("promptSource") == "system":
+                kind, what = "other", f"turn_origin_{origin or 'system'}"
         if kind == "prompt" and lane.key != _MAIN:
             kind, what = "other", "agent_message"  # the parent agent's words, not a person's
         if kind == "other" and what != "agent_message":
