@@ -6,8 +6,9 @@ the legacy ``agent-<id>.jsonl`` sidechain files. Line shapes: shared/reference/h
 
 Events land in the same ``sessions/claude-code/<key>/trace.jsonl`` the hook writes (the key comes
 from the line's ``sessionId``), so one session recorded by both is one session. Ids are
-deterministic (line ``uuid`` and content index), and ids already in the trace are not written
-again: importing a file twice adds nothing.
+deterministic (line ``uuid`` and content index; a turn's stop: the line that opened the turn),
+and ids already in the trace are not written again: importing a file twice, or a file that has
+grown, adds only what is new.
 """
 
 from __future__ import annotations
@@ -312,7 +313,6 @@ class _Lane:
     turn: str | None = None  # ident of the line that opened the current turn
     turn_prompt: str | None = None
     stops: int = 0  # stops emitted for the current turn
-    active: bool = False  # assistant activity since the turn opened or was last closed
     final: tuple[_Line, int, str] | None = None  # last text block after the last tool call
     last: _Line | None = None  # last assistant line
     last_stop_reason: Any = None
@@ -917,7 +917,6 @@ class _FileState:
             del ev["ok"]
             ev["parent_call_id"] = lane.parent_call_id
         lane.final = None
-        lane.active = False
 
     def _subagent_start(self, rec: _Line, index: Any, text: str | None) -> None:
         rec.lane.started = True
@@ -1020,18 +1019,15 @@ class _FileState:
             if not isinstance(block, dict):
                 self._other(rec, index, block=block)
             elif btype == "tool_use":
-                lane.active = True
                 self._tool_use(rec, index, block)
             elif btype == "text" and isinstance(block.get("text"), str):
                 if api_error:
                     self._other(rec, index, text=block["text"], kind="notification")
                     continue
-                lane.active = True
                 if lane.final is not None:
                     self._count("text", 1)  # an earlier text of the turn: narration
                 lane.final = (rec, index, block["text"])
             elif btype in ("thinking", "redacted_thinking"):
-                lane.active = True
                 self._count("thinking", 1)
             else:
                 self._other(rec, index, block=_strip_images(block))
@@ -1095,7 +1091,6 @@ class _FileState:
         """Record the main agent's stop for the turn, if it ended with a message (a turn cut
         after a tool result, with no final text, has no stop)."""
         if lane.key != _MAIN or lane.final is None:
-            lane.active = False
             return
         rec = lane.final[0]
         ev = self._event(rec, "agent_stop", ("stop", lane.turn or lane.start, lane.stops))
@@ -1108,7 +1103,6 @@ class _FileState:
         ev["extra"] = self._extra(rec)
         lane.stops += 1
         lane.final = None
-        lane.active = False
 
     def _subagent_stop(self, lane: _Lane) -> None:
         if lane.stopped or lane.key == _MAIN:
@@ -1126,7 +1120,6 @@ class _FileState:
         ev["extra"] = self._extra(rec)
         lane.stopped = True
         lane.final = None
-        lane.active = False
 
     def close(self) -> None:
         if self.pending_compaction is not None:
