@@ -27,6 +27,7 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,18 @@ def played_steps(messages: list[Any]) -> int:
     return highest + 1
 
 
+def tool_use_ids(messages: list[Any]) -> set[str]:
+    """Our tool_use ids in the request's assistant messages: the calls the harness ran."""
+    found = set()
+    for msg in messages:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        for block in content if isinstance(content, list) else []:
+            is_ours = isinstance(block, dict) and _ID.match(str(block.get("id", "")))
+            if is_ours and block.get("type") == "tool_use":
+                found.add(str(block["id"]))
+    return found
+
+
 def _sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
@@ -88,14 +101,23 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
 class FakeAnthropic:
     """The server; use as a context manager or call start()/stop()."""
 
-    def __init__(self, script: Any, log_path: Path | None = None, final_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        script: Any,
+        log_path: Path | None = None,
+        final_delay: float = 0.0,
+        settled: Callable[[set[str]], bool] | None = None,
+    ) -> None:
         self.script = normalize_script(script)
         self.log_path = log_path
-        # Seconds to "think" before the main conversation's closing text. A real model takes
-        # that long; without it `claude -p` exits within milliseconds of the last tool's
-        # hooks and kills the async ones still starting (a real loss, shown by the fast_exit
-        # scenario).
+        # The model "thinks" before the main conversation's closing text: at most
+        # ``final_delay`` seconds, less once ``settled(ids)`` says the hooks of every call the
+        # harness ran (``ids``) have landed. A real model takes seconds there; without the pause
+        # `claude -p` exits within milliseconds of the last tool and kills the async hooks still
+        # starting (a real loss, which the fast_exit scenario keeps).
         self.final_delay = final_delay
+        self.settled = settled
+        self.executed: set[str] = set()  # our tool_use ids seen coming back in requests
         self.requests: list[dict[str, Any]] = []
         self._conversations: dict[str, int] = {}  # first-user-text -> conversation number
         self._lock = threading.Lock()
@@ -149,6 +171,8 @@ class FakeAnthropic:
             return [{"type": "text", "text": SIDE_TEXT}], "end_turn", {"role": "side"}
         number, role = self.conversation(messages)
         step_no = played_steps(messages)
+        with self._lock:
+            self.executed |= tool_use_ids(messages)
         steps = self.script[role]
         decided: dict[str, Any] = {"role": role, "conversation": number, "step": step_no}
         if step_no >= len(steps):
@@ -168,6 +192,19 @@ class FakeAnthropic:
         ]
         decided["tool_use_ids"] = [b["id"] for b in blocks]
         return blocks, "tool_use", decided
+
+    def think(self) -> None:
+        start = time.monotonic()
+        settled = False
+        while time.monotonic() - start < self.final_delay:
+            with self._lock:
+                ids = set(self.executed)
+            if self.settled and self.settled(ids):
+                settled = True
+                break
+            time.sleep(0.05)
+        waited = round(time.monotonic() - start, 3)
+        self.log({"t": time.time(), "think": {"seconds": waited, "settled": settled}})
 
     def log(self, entry: dict[str, Any]) -> None:
         with self._lock:
@@ -264,7 +301,7 @@ class FakeAnthropic:
                 entry["answer"] = {"status": 200, "stop_reason": stop_reason, **decided}
                 fake.log(entry)
                 if decided.get("role") == "main" and stop_reason == "end_turn":
-                    time.sleep(fake.final_delay)
+                    fake.think()
                 if body.get("stream"):
                     self._stream(body, blocks, stop_reason)
                 else:

@@ -100,8 +100,9 @@ class Scenario:
     expects_guide: bool = False
     expects_skill: str | None = None
     subagents: int = 0
-    # The fake model's pause before the main agent's closing text (see FakeAnthropic).
-    final_delay: float = 1.0
+    # The fake model's longest pause before the main agent's closing text, cut short once
+    # trail has every executed call's PreToolUse and PostToolUse (see FakeAnthropic).
+    final_delay: float = 10.0
     # Every PreToolUse/PostToolUse reaches trail's raw capture (false where the scenario
     # makes hooks be lost on purpose).
     hooks_complete: bool = True
@@ -205,6 +206,28 @@ def _run_members(trail_home: Path) -> list[str]:
     return found
 
 
+def hooks_landed(paths: RunPaths, call_ids: set[str]) -> bool:
+    """Has trail recorded a call and a result for every one of ``call_ids``?"""
+    calls: set[str] = set()
+    results: set[str] = set()
+    for trace in paths.trail_home.glob("sessions/claude-code/*/trace.jsonl"):
+        try:
+            text = trace.read_text(encoding="utf-8")
+        except OSError:
+            return False
+        for raw in text.splitlines():
+            try:
+                ev = json.loads(raw)
+            except ValueError:
+                continue  # a line still being written
+            kind, cid = ev.get("kind"), ev.get("call_id")
+            if kind == "tool_call":
+                calls.add(str(cid))
+            elif kind in ("tool_result", "tool_error"):
+                results.add(str(cid))
+    return call_ids <= calls and call_ids <= results
+
+
 def prepare_run(scenario: Scenario, root: Path) -> RunContext:
     if root.exists():
         shutil.rmtree(root)
@@ -235,7 +258,9 @@ def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
     script = scenario.script(ctx)
     (root / "script.json").write_text(json.dumps(script, indent=2) + "\n")
     prompt = scenario.prompt(ctx)
-    with FakeAnthropic(script, paths.server_log, scenario.final_delay) as fake:
+    with FakeAnthropic(
+        script, paths.server_log, scenario.final_delay, lambda ids: hooks_landed(paths, ids)
+    ) as fake:
         env = base_env(
             paths,
             ANTHROPIC_BASE_URL=fake.base_url,
