@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from telemetry import queries
+from telemetry.canonical import Canonical
 from telemetry.render import describe, short_time, table
 from telemetry.sync import SyncReport
 from trace_ingest.paths import capture_off_path, ensure_home, trail_home
@@ -109,7 +110,7 @@ def show(session: str, show_all: bool, as_json: bool) -> None:
             )
         )
         return
-    click.echo(_header(meta, redactions))
+    click.echo(_header(meta, redactions, timeline))
     for ev in events:
         agent = f" (subagent {ev['agent_id'][:8]})" if ev.get("agent_id") else ""
         marks = ""
@@ -132,7 +133,15 @@ def show(session: str, show_all: bool, as_json: bool) -> None:
         click.echo(f"\n{note}")
 
 
-def _header(meta: dict[str, Any], redactions: dict[str, int]) -> str:
+def _sources(timeline: Canonical) -> str:
+    seen: dict[str, None] = {}
+    for ev in timeline.events:
+        for src in ev.get("sources") or ():
+            seen.setdefault(str(src))
+    return " + ".join(seen)
+
+
+def _header(meta: dict[str, Any], redactions: dict[str, int], timeline: Canonical) -> str:
     lines = [
         f"session   {meta['key']}  ({meta['harness']}, id {meta['session_id']})",
         f"project   {meta.get('project_dir') or '-'}",
@@ -140,7 +149,9 @@ def _header(meta: dict[str, Any], redactions: dict[str, int]) -> str:
         f"state     {meta['state']}"
         + (f" ({meta['close_reason']})" if meta.get("close_reason") else "")
         + (f", reopened {meta['reopen_count']}x" if meta.get("reopen_count") else ""),
-        f"events    {meta['event_count']}  errors {meta['error_count']}",
+        f"events    {len(timeline.events) - timeline.hidden} actions"
+        + (f" from {sources}" if (sources := _sources(timeline)) else "")
+        + f" ({meta['event_count']} recorded)  errors {meta['error_count']}",
         "redacted  " + (", ".join(f"{rule} {n}" for rule, n in redactions.items()) or "nothing"),
         "",
     ]
