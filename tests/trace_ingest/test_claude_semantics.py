@@ -21,6 +21,7 @@ from trace_ingest.events import validate
 from trace_ingest.importers.claude_transcript import import_transcripts
 from trace_ingest.tools import classify_user_text, internal_agent, result_status
 
+CC_2_1_328 = Path(__file__).parent / "data" / "claude-code-2.1.328"
 ACTIONS = ("tool_call",)  # what an agent did (a session without any has nothing to grade)
 
 
@@ -477,10 +478,15 @@ def _strip(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "vscode-copilot-chat-fixtures/98b76fb9-compact-boundary.jsonl",
         "async-agents/eb000000-0000-4000-8000-000000000001.jsonl",
         "memory-sidechain.jsonl",
+        "2.1.328:subagents/557f92d0-47c4-4dba-acb4-4281f8fe5262.jsonl",
+        "2.1.328:parallel_and_failure/f0e5a916-639e-4aac-88a7-efe8f61bd19b.jsonl",
     ],
 )
 def test_growing_file_adds_only_new_facts(samples: Path, tmp_path: Path, relative: str) -> None:
-    src = cc(samples) / relative
+    if relative.startswith("2.1.328:"):
+        src = CC_2_1_328 / relative.split(":", 1)[1]
+    else:
+        src = cc(samples) / relative
     lines = src.read_bytes().splitlines(keepends=True)
     once = tmp_path / "once"
     live_file = tmp_path / "live" / src.name
@@ -556,8 +562,6 @@ def test_internal_agent_rules() -> None:
 
 # ---- the real 2.1.328 (tests/trace_ingest/data/claude-code-2.1.328/README.md) ----------------
 
-CC_2_1_328 = Path(__file__).parent / "data" / "claude-code-2.1.328"
-
 
 def test_2_1_328_background_and_foreground_agents(trail_home: Path) -> None:
     ev = load(trail_home, CC_2_1_328 / "subagents")
@@ -625,3 +629,38 @@ def test_turn_origin_of_2_1_x_says_who_started_the_turn(tmp_path: Path, trail_ho
     ev = load(trail_home, path)
     assert main_prompts(ev) == ["typed by a person", "from the SDK"]
     assert [e["uuid"] for e in kinds(ev, "notification")] == ["u3"]
+
+
+def test_growing_session_with_agent_files_adds_only_new_facts(tmp_path: Path) -> None:
+    """The main file and its agents' files grow together, as Claude Code wrote them (lines in
+    timestamp order across the three files); imports in between add only new facts."""
+    src = CC_2_1_328 / "subagents"
+    once = tmp_path / "once"
+    import_transcripts([str(src)], home=str(once))
+    expected = _strip(read_trace_lines(once))
+    files = sorted(src.rglob("*.jsonl"))
+    written: list[tuple[str, int, Path, bytes]] = []  # (time, order, file, line)
+    for path in files:
+        last = ""  # the file's latest time so far: keeps each file's own line order
+        for line in path.read_bytes().splitlines(keepends=True):
+            last = max(last, json.loads(line).get("timestamp") or "")
+            written.append((last, len(written), path, line))
+    written.sort()
+    step = max(1, len(written) // 30)
+    for cut in range(step, len(written), step):
+        live = tmp_path / f"live-{cut}"
+        shutil.copytree(src, live)
+        for path in files:
+            part = b"".join(line for _, _, p, line in written[:cut] if p == path)
+            target = live / path.relative_to(src)
+            if part:
+                target.write_bytes(part)
+            else:
+                target.unlink()
+        home = tmp_path / f"home-{cut}"
+        import_transcripts([str(live)], home=str(home))
+        shutil.rmtree(live)
+        shutil.copytree(src, live)
+        import_transcripts([str(live)], home=str(home))
+        import_transcripts([str(live)], home=str(home))
+        assert _strip(read_trace_lines(home)) == expected, cut

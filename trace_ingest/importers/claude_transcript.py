@@ -551,6 +551,7 @@ class _FileState:
         if line_type in IGNORED_TYPES:
             if not self.scan_only:
                 self.run.report.ignored[line_type] = self.run.report.ignored.get(line_type, 0) + 1
+            self._chain_through(obj)
             return
         rec = self._record(number, obj, data, line_type)
         pending = self.pending_compaction
@@ -607,6 +608,15 @@ class _FileState:
             self.last_ts = ts
             self.first_ts = self.first_ts or ts
         return _Line(number, obj, ident, sid, ts, line_type, lane, uuid, parent_uuid, prompt_id)
+
+    def _chain_through(self, obj: dict[str, Any]) -> None:
+        """Keep the ``parentUuid`` chain whole across a line that makes no event."""
+        uuid, parent = _str(obj.get("uuid")), _str(obj.get("parentUuid"))
+        if uuid and parent:
+            if parent in self.uuid_prompt:
+                self.uuid_prompt.setdefault(uuid, self.uuid_prompt[parent])
+            if parent in self.uuid_lane:
+                self.uuid_lane.setdefault(uuid, self.uuid_lane[parent])
 
     # ---- lanes and links ------------------------------------------------------------------
 
@@ -920,6 +930,7 @@ class _FileState:
 
     def _subagent_start(self, rec: _Line, index: Any, text: str | None) -> None:
         rec.lane.started = True
+        rec.lane.turn_prompt = rec.prompt_id  # its lines' prompt_id, should a chain break
         ev = self._other(rec, index, text=text, kind="subagent_start")
         ev["parent_call_id"] = rec.lane.parent_call_id
         if rec.lane.prompt_id and not rec.prompt_id:
