@@ -33,7 +33,7 @@ test: $(STAMP) harnesses
 
 # Only the real-harness rig (docs/testing.md).
 test-harness: $(STAMP) harnesses
-	$(BIN)/python -m pytest -q -m harness
+	$(BIN)/python -m pytest -q tests/harnesses
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]' --config-settings editable_mode=compat \
