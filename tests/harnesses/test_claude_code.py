@@ -190,9 +190,20 @@ def test_show_equals_transcript_truth(checked: Checked) -> None:
         ev = by_id[c.call_id]
         assert ev.get("tool_name") == c.name, f"{checked.label}: {c.call_id} name"
         assert ev.get("ok") == c.ok, f"{checked.label}: {c.call_id} ok {ev.get('ok')} != {c.ok}"
+        want_status = {True: "ok", False: "failed", None: None}[c.ok]
+        assert ev.get("status") == want_status, f"{checked.label}: {c.call_id} status"
         assert "transcript" in (ev.get("sources") or []), f"{checked.label}: {c.call_id} sources"
         if checked.scenario.hooks_complete:
             assert "hook" in (ev.get("sources") or []), f"{checked.label}: {c.call_id} sources"
+        assert ev.get("provenance"), f"{checked.label}: {c.call_id} has no provenance"
+    # One result per answered call, after its call (never above it, whatever arrived first).
+    position = {e["call_id"]: i for i, e in enumerate(events) if e.get("kind") == "tool_call"}
+    results = [(i, e) for i, e in enumerate(events) if e.get("kind") in RESULT_KINDS]
+    per_call = Counter(e.get("call_id") for _, e in results)
+    answered = {c.call_id for c in t.calls if c.ok is not None}
+    assert dict(per_call) == dict.fromkeys(answered, 1), f"{checked.label}: results per call"
+    above = [str(e["call_id"]) for i, e in results if i < position[e["call_id"]]]
+    assert not above, f"{checked.label}: results listed above their calls: {above}"
     starts = [e for e in events if e.get("kind") == "subagent_start"]
     got_subs = {e.get("agent_id"): (e.get("parent_call_id"), e.get("agent_type")) for e in starts}
     want_subs = {a: (s.parent_call_id, s.agent_type) for a, s in t.subagents.items()}
