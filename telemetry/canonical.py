@@ -275,9 +275,17 @@ def _merge(group: list[dict[str, Any]], out: Canonical) -> dict[str, Any]:
         if isinstance(given, list):
             provenance.extend(p for p in given if isinstance(p, dict))
         else:
-            provenance.append(
-                {"source": ev.get("source"), "id": ev.get("id"), "hook_event": ev.get("hook_event")}
-            )
+            entry = {
+                "source": ev.get("source"),
+                "id": ev.get("id"),
+                "hook_event": ev.get("hook_event"),
+            }
+            # What each source said of the outcome, so a grader reading only canonical events
+            # still sees where the sources disagree.
+            for name in ("kind", "ok", "status"):
+                if ev.get(name) is not None:
+                    entry[name] = ev[name]
+            provenance.append(entry)
     base["sources"] = sorted(sources, key=lambda s: TRUTH.index(s) if s in TRUTH else len(TRUTH))
     base["provenance"] = provenance
     redactions: Counter[str] = Counter()

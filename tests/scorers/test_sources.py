@@ -181,11 +181,6 @@ def test_a_call_one_source_missed_while_both_recorded_is_an_integrity_finding(
     assert "in 5 steps" in str(atom(both, "excessive_steps")["reason"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs each source's ok on merged canonical events (provenance entries with ok / "
-    "status, or the merge's disagreements passed to grade_l0): lead, scorers/grading.py",
-)
 def test_sources_disagreeing_on_success_is_an_integrity_finding(
     trail_home: Path, tmp_path: Path
 ) -> None:
