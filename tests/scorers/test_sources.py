@@ -8,8 +8,6 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-
 from telemetry.lifecycle import to_epoch
 from tests.conftest import TRAIL, read_trace_lines, run_hook
 

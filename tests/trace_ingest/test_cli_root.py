@@ -25,9 +25,7 @@ def test_root_help_lists_commands_without_importing_them() -> None:
         "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in "
         "('telemetry', 'scorers', 'hooks')))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "LOADED []" in done.stdout
     for name in COMMANDS:
         assert name in done.stdout
