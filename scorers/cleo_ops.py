@@ -100,7 +100,29 @@ DOMAIN_WORDS = {
     "system": "admin",
 }
 _SEGMENT = re.compile(r"&&|\|\||[;|\n]")
-_NOT_FOUND = re.compile(r"E_NOT_FOUND|exit code 4\b", re.IGNORECASE)
+# E_NOT_FOUND is CLEO's exit code 4 (ExitCode.NOT_FOUND, LAFS code E_NOT_FOUND /
+# E_CLEO_NOT_FOUND, message "Task not found" / "Task or resource not found"). Other "not found"
+# errors are other codes (PARENT_NOT_FOUND = 10 "Parent task not found", SESSION_NOT_FOUND = 31,
+# E_EPIC_NOT_FOUND ...) and are not E_NOT_FOUND.
+_NOT_FOUND = re.compile(
+    r"\bE_(?:CLEO_)?NOT_FOUND\b|\bexit code 4\b|[\"']exitCode[\"']\s*:\s*4\b"
+    r"|(?:^|[^\w\s])\s*task(?: or resource)? not found\b",
+    re.IGNORECASE,
+)
+NOT_FOUND_EXIT = 4
+
+
+def is_not_found(text: str, exit_code: Any = None) -> bool:
+    """Whether an error is CLEO's E_NOT_FOUND: exit code 4, or its code or message."""
+    if isinstance(exit_code, int | str) and not isinstance(exit_code, bool):
+        try:
+            if int(exit_code) == NOT_FOUND_EXIT:
+                return True
+        except ValueError:
+            pass
+    return bool(text) and bool(_NOT_FOUND.search(text))
+
+
 _SUCCESS_FALSE = re.compile(r'"success"\s*:\s*false')
 OPTION_ALIASES = {
     "-d": "description",
@@ -128,6 +150,9 @@ class Op:
     origin: str = "mcp"  # mcp | cli | skill | audit
     evidence: str = ""
     ts: str | None = None
+    # What this audit row records (errors, params, gateway): visibility is judged over the
+    # graded session's own rows, not over the whole audit file.
+    records: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -171,8 +196,8 @@ def _text(value: Any) -> str:
 def _outcome(op: Op, step: Step, status: str = "") -> Op:
     """Success from the step; an interrupted step's outcome is unknown (the user stopped it)."""
     op.success = None if status == "interrupted" else step.ok
-    blob = _text(step.observation) + " " + (step.error or "")
-    if _NOT_FOUND.search(blob):
+    blob = _text(step.observation) + "\n" + (step.error or "")
+    if is_not_found(blob):
         op.not_found, op.success = True, False
     elif _SUCCESS_FALSE.search(blob):
         op.success = False
@@ -419,7 +444,17 @@ def _stream(origin: str, ops: list[Op], blind: dict[str, tuple[GapKind, str]]) -
     return OpStream(origin, ops, frozenset(c for c in VISIBILITY if c not in blind), blind)
 
 
-def _from_db(path: str) -> tuple[list[Op], list[str | None], dict[str, bool]]:
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def _records(errors: bool, params: Any, gateway: Any) -> frozenset[str]:
+    return frozenset(
+        name for name, has in (("errors", errors), ("params", params), ("gateway", gateway)) if has
+    )
+
+
+def _from_db(path: str) -> tuple[list[Op], list[str | None]]:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -434,7 +469,6 @@ def _from_db(path: str) -> tuple[list[Op], list[str | None], dict[str, bool]]:
         conn.close()
     ops: list[Op] = []
     sessions: list[str | None] = []
-    seen = {"errors": False, "params": False, "gateway": False}
     for row in rows:
         data = dict(row)
         domain, operation = data.get("domain"), data.get("operation")
@@ -443,32 +477,29 @@ def _from_db(path: str) -> tuple[list[Op], list[str | None], dict[str, bool]]:
         details = _json_obj(data.get("details_json"))
         success = data.get("success")
         err = str(data.get("error_message") or "")
-        seen["errors"] |= success is not None or bool(err)
-        seen["params"] |= bool(details)
-        seen["gateway"] |= bool(data.get("gateway"))
         ops.append(
             Op(
                 str(domain),
                 str(operation),
                 details,
                 success=None if success is None else bool(success),
-                not_found=bool(_NOT_FOUND.search(err) or "not found" in err.lower()),
+                not_found=success != 1 and is_not_found(err, data.get("exit_code")),
                 gateway=data.get("gateway"),
                 origin="audit",
                 evidence=f"audit:{data.get('id')}",
                 ts=data.get("timestamp"),
+                records=_records(success is not None or bool(err), details, data.get("gateway")),
             )
         )
         sessions.append(data.get("session_id"))
-    return ops, sessions, seen
+    return ops, sessions
 
 
 def _from_entries(
     entries: Iterable[dict[str, Any]], where: str
-) -> tuple[list[Op], list[str | None], dict[str, bool]]:
+) -> tuple[list[Op], list[str | None]]:
     ops: list[Op] = []
     sessions: list[str | None] = []
-    seen = {"errors": False, "params": False, "gateway": False}
     for i, entry in enumerate(entries, 1):
         domain, operation = entry.get("domain"), entry.get("operation")
         if not (isinstance(domain, str) and isinstance(operation, str)):
@@ -478,26 +509,34 @@ def _from_entries(
             or _json_obj(entry.get("details"))
             or _json_obj(entry.get("after"))
         )
-        success = entry.get("success")
-        err = _text(entry.get("error") or entry.get("errorMessage") or "")
-        seen["errors"] |= isinstance(success, bool) or bool(err)
-        seen["params"] |= bool(params)
-        seen["gateway"] |= bool(entry.get("gateway"))
+        # CLEO's AuditEntry: {result: {success, exitCode}, metadata: {gateway}, error}; older
+        # and flat writers put success / exitCode / gateway at the top level.
+        result = _json_obj(entry.get("result"))
+        metadata = _json_obj(entry.get("metadata"))
+        error = entry.get("error") or entry.get("errorMessage") or ""
+        err = _text(error)
+        success = entry.get("success", result.get("success"))
+        exit_code = _first(
+            entry.get("exitCode"), result.get("exitCode"), _json_obj(error).get("exitCode")
+        )
+        gateway = entry.get("gateway") or metadata.get("gateway")
+        known = isinstance(success, bool)
         ops.append(
             Op(
                 domain,
                 operation,
                 params,
-                success=success if isinstance(success, bool) else None,
-                not_found=bool(_NOT_FOUND.search(err)),
-                gateway=entry.get("gateway"),
+                success=success if known else None,
+                not_found=success is not True and is_not_found(err, exit_code),
+                gateway=gateway if isinstance(gateway, str) else None,
                 origin="audit",
                 evidence=f"audit:{where}:{entry.get('id') or i}",
                 ts=entry.get("timestamp") or entry.get("ts"),
+                records=_records(known or bool(err) or exit_code is not None, params, gateway),
             )
         )
         sessions.append(entry.get("sessionId") or entry.get("session_id"))
-    return ops, sessions, seen
+    return ops, sessions
 
 
 def _audit_files(path: str) -> list[str]:
@@ -529,12 +568,11 @@ def load_audit(
     they fall inside ``window`` (epoch seconds), else all."""
     ops: list[Op] = []
     sessions: list[str | None] = []
-    seen = {"errors": False, "params": False, "gateway": False}
     for file in _audit_files(path):
         with open(file, "rb") as fh:
             head = fh.read(16)
         if head.startswith(b"SQLite format 3"):
-            more, sess, s = _from_db(file)
+            more, sess = _from_db(file)
         elif file.endswith(".jsonl"):
             with open(file, encoding="utf-8") as fh:
                 lines = [ln for ln in fh.read().splitlines() if ln.strip()]
@@ -546,7 +584,7 @@ def load_audit(
                     continue
                 if isinstance(obj, dict):
                     entries.append(obj)
-            more, sess, s = _from_entries(entries, os.path.basename(file))
+            more, sess = _from_entries(entries, os.path.basename(file))
         else:
             try:
                 with open(file, encoding="utf-8") as fh:
@@ -556,16 +594,15 @@ def load_audit(
             listed: Any = doc.get("entries") if isinstance(doc, dict) else doc
             if not isinstance(listed, list):
                 raise ScorerError(f"{file}: no audit entries list")
-            more, sess, s = _from_entries(
+            more, sess = _from_entries(
                 [e for e in listed if isinstance(e, dict)], os.path.basename(file)
             )
             # todo-log v1 keeps a task summary (title, status, priority), not the call's
             # params: a missing description there says nothing about the call.
-            s["params"] = False
+            for op in more:
+                op.records = op.records - {"params"}
         ops += more
         sessions += sess
-        for key in seen:
-            seen[key] |= s[key]
     kept: list[Op] = []
     for op, sid in zip(ops, sessions, strict=True):
         if cleo_session is not None:
@@ -578,6 +615,8 @@ def load_audit(
         else:
             kept.append(op)
     where = f"CLEO audit {path}"
+    # What the graded rows record, not what other sessions' rows in the same file do.
+    seen = {cap: any(cap in op.records for op in kept) for cap in ("errors", "params", "gateway")}
     blind = _audit_blind(kept, where=where, **seen)
     return _stream(f"audit {path}", kept, blind)
 
@@ -604,10 +643,7 @@ def merge(streams: Sequence[OpStream], tolerance_s: float = 5.0) -> OpStream:
             )
             if twin is not None:
                 unmatched.remove(twin)
-                twin.evidence = twin.evidence or op.evidence
-                if twin.success is None:
-                    twin.success = op.success
-                twin.not_found = twin.not_found or op.not_found
+                _absorb(twin, op)
                 continue
             merged.append(op)
     for stream in streams:
@@ -623,6 +659,23 @@ def merge(streams: Sequence[OpStream], tolerance_s: float = 5.0) -> OpStream:
     reasons = [s.nothing for s in streams if s.nothing]
     out.nothing = reasons[0] if reasons and len(reasons) == len(known) else None
     return out
+
+
+def _absorb(twin: Op, op: Op) -> None:
+    """One operation seen twice. CLEO's audit row is CLEO's own record of it: its gateway
+    (``query`` / ``mutate``: the tool-call copy of a ``ct`` command only knows ``cli``), params,
+    success and error code win where the row has them; the tool call fills the rest."""
+    audit, other = (op, twin) if op.origin == "audit" else (twin, op)
+    if audit.origin != "audit":  # two tool-call streams: keep the first, fill its gaps
+        audit, other = twin, op
+    twin.gateway = audit.gateway or other.gateway
+    twin.params = audit.params if "params" in audit.records or not other.params else other.params
+    twin.success = audit.success if audit.success is not None else other.success
+    twin.not_found = (
+        audit.not_found if "errors" in audit.records else (audit.not_found or other.not_found)
+    )
+    twin.records = audit.records | other.records
+    twin.evidence = twin.evidence or op.evidence
 
 
 def stream_profile(stream: OpStream) -> Profile:

@@ -173,7 +173,12 @@ def _verdicts(records: Sequence[dict[str, Any]]) -> list[str | None]:
     default=None,
     help="Grade a seed-001 traces.json or audit JSONL file instead of a session.",
 )
-@click.option("--task", default=None, help="Task label for the runs of an audit --traces file.")
+@click.option(
+    "--task",
+    default=None,
+    help="Task label for the runs of an audit --traces file (ignored for a canonical "
+    "traces.json, whose runs name their tasks).",
+)
 @click.option("--level", "level", default=None, help="Levels to grade: L0,L1 (default both).")
 @click.option(
     "--rubric",
@@ -277,6 +282,12 @@ def _score_traces(
 ) -> None:
     settings = eval_settings(home)
     tf = load_traces(path, task)
+    if task and tf.format == "canonical":
+        click.echo(
+            f"note: --task {task} ignored: a canonical traces.json names each run's task "
+            "(--task labels the runs of an audit file)",
+            err=True,
+        )
     results = [grade_run(r, config, tf.profile, settings["min_coverage"]) for r in tf.runs]
     passk = passk_by_task([(r.task or r.run_id, r.run_id, r.delivered) for r in tf.runs])
     if as_json:

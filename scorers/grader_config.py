@@ -1,8 +1,12 @@
 """Loading the L1 trace-grader thresholds: one YAML file, its sha256 recorded with every grade.
 
 The built-in file is ``scorers/data/trace-grader.yaml`` (``verified: false``, every value an
-``# ASSUMPTION``). ``--config FILE`` overlays a user file on it, so seed 001's
-``trace-grader.config.yaml`` works unchanged; keys it omits come from the built-in file.
+``# ASSUMPTION``), used when no file is given. A file given with ``--config`` governs alone
+(seed 001 RULE-01: the config file is the only place rule parameters live): it is *not* merged
+with the built-in file. Keys it omits take seed 001's engine defaults (``SEED_DEFAULTS``:
+no forbidden tools, ``retry_threshold`` 3, ``step_budget`` 40, no ``must_precede`` pairs,
+grounding on, judge off, ``verified: false``), and trail's additions their neutral values
+(no ``forbidden_commands``; ``weights`` high 3, medium 2, low 1).
 """
 
 from __future__ import annotations
@@ -18,6 +22,19 @@ import yaml
 from trace_ingest.errors import ConfigError
 
 BUILTIN_NAME = "trace-grader.yaml"
+# Seed 001's engine defaults (trace-grader.py DEFAULT_CONFIG), for keys a given file omits,
+# plus trail's additions at their neutral values.
+SEED_DEFAULTS: dict[str, Any] = {
+    "verified": False,
+    "forbidden_tools": [],
+    "retry_threshold": 3,
+    "step_budget": 40,
+    "order_constraints": {"must_precede": []},
+    "grounding": {"enabled": True},
+    "judge": {"enabled": False, "model": None, "rubric": []},
+    "forbidden_commands": [],
+    "weights": {"high": 3, "medium": 2, "low": 1},
+}
 SEVERITIES = ("high", "medium", "low")
 
 
@@ -103,7 +120,7 @@ def load_grader_config(path: str | None = None) -> GraderConfig:
         except OSError as exc:
             raise ConfigError(f"cannot read config {path}: {exc}") from exc
         user = _parse(data, path)
-        merged = _merge(merged, user)
+        merged = _merge(SEED_DEFAULTS, user)
         source, sha = path, hashlib.sha256(data).hexdigest()
         verified = user.get("verified") is True
     where = source
@@ -129,17 +146,18 @@ def load_grader_config(path: str | None = None) -> GraderConfig:
     if not isinstance(weights_raw, dict):
         raise ConfigError(f"{where}: weights must be a mapping")
     weights = {s: float(weights_raw.get(s, 1.0)) for s in SEVERITIES}
-    grounding = merged.get("grounding") or {}
+    grounding = merged.get("grounding")
+    grounding = grounding if isinstance(grounding, dict) else {}
     judge = merged.get("judge") or {}
     return GraderConfig(
         forbidden_tools=frozenset(
             _str_list(merged.get("forbidden_tools"), "forbidden_tools", where)
         ),
         forbidden_commands=tuple(patterns),
-        retry_threshold=_int(merged.get("retry_threshold", 2), "retry_threshold", where),
-        step_budget=_int(merged.get("step_budget", 25), "step_budget", where),
+        retry_threshold=_int(merged.get("retry_threshold", 3), "retry_threshold", where),
+        step_budget=_int(merged.get("step_budget", 40), "step_budget", where),
         must_precede=tuple(pairs),
-        grounding_enabled=bool(isinstance(grounding, dict) and grounding.get("enabled")),
+        grounding_enabled=bool(grounding.get("enabled", True)),
         weights=weights,
         judge_enabled=bool(isinstance(judge, dict) and judge.get("enabled")),
         verified=verified,

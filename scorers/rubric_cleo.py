@@ -5,12 +5,14 @@ Points and deductions are the seed's tables:
 - S1 Session discipline: 10 session.list before the first task operation; 10 session.end.
 - S2 Discovery efficiency: 15 for a tasks.find : (find + list) ratio >= 80%, else
   round(15 x ratio) (CLEO's implementation of "scales linearly below"); 5 tasks.show used.
+- S1's "before": the first session.list's timestamp is not later than the first task
+  operation's (CLEO's comparison; equal times count as before).
 - S3 Task hygiene: 20, -5 per tasks.add without a description, -3 when subtasks were created
-  without a parent check (tasks.exists, tasks.find {exact: true}, or tasks.show of the parent,
-  before the subtask), floor 0.
+  without the seed's parent check, a tasks.find {exact: true} before the subtask, floor 0.
 - S4 Error protocol: 20, -5 per E_NOT_FOUND not followed by tasks.find / tasks.exists within the
   next 5 operations, -5 when duplicate tasks were created (same title), floor 0.
-- S5 Progressive disclosure: 10 admin.help or a skill lookup; 10 an MCP query-gateway call
+- S5 Progressive disclosure: 10 admin.help or a skill lookup (tools.skill.show/list,
+  skills.show/list); 10 a query-gateway call
   (progressive disclosure for programmatic access).
 
 Unlike CLEO, a criterion the operation stream cannot see is *unscored*, not zero (CLEO issue
@@ -33,6 +35,7 @@ from scorers.atoms import Aggregate, Atom, aggregate, graded, unscored
 from scorers.base import FnCheck, run_checks
 from scorers.cleo_ops import Op, OpStream, stream_profile
 from scorers.contents import NOTHING
+from telemetry.lifecycle import to_epoch
 
 RUBRIC = "cleo"
 RUBRIC_VERSION = "cleo-5x20/1 (seed 000, ct-grade)"
@@ -126,6 +129,15 @@ def _atom(check: str, earned: float, possible: float, evidence: list[str], reaso
 # ───────────────────────────── S1 ─────────────────────────────
 
 
+def _before_or_same_time(ops: list[Op], first: int, other: int) -> bool:
+    """Whether ``ops[first]`` came no later than ``ops[other]``: by their timestamps, as CLEO
+    compares them (equal times count as before); by position when either has no time."""
+    a, b = to_epoch(ops[first].ts), to_epoch(ops[other].ts)
+    if a is None or b is None:
+        return first <= other
+    return a <= b
+
+
 def s1_list_first(ctx: CleoCtx) -> Atom:
     lists = [o for o in ctx.ops if _is(o, "session", "list")]
     tasks = [i for i, o in enumerate(ctx.ops) if o.domain == "tasks"]
@@ -133,7 +145,7 @@ def s1_list_first(ctx: CleoCtx) -> Atom:
         ctx.flags.append(CleoFlag("S1", FLAG_NO_LIST))
         return _atom("cleo.S1.session_list_first", 0, 10, [], "session.list never called")
     first_list = ctx.ops.index(lists[0])
-    if tasks and tasks[0] < first_list:
+    if tasks and not _before_or_same_time(ctx.ops, first_list, tasks[0]):
         ctx.flags.append(CleoFlag("S1", FLAG_LIST_LATE, (ctx.ops[tasks[0]].evidence,)))
         return _atom(
             "cleo.S1.session_list_first",
@@ -214,18 +226,12 @@ def _adds(ops: list[Op]) -> list[Op]:
 
 
 def _parent_checked(ops: list[Op], upto: int, parent: Any) -> bool:
-    for op in ops[:upto]:
-        if _is(op, "tasks", "exists"):
-            return True
-        if _is(op, "tasks", "find") and op.params.get("exact") in (True, "true"):
-            return True
-        if (
-            _is(op, "tasks", "show")
-            and parent is not None
-            and str(op.params.get("taskId") or op.params.get("id") or "") == str(parent)
-        ):
-            return True
-    return False
+    """Seed 000's parent check, literally: a ``tasks.find {exact: true}`` before the subtask
+    was created. ``tasks.exists`` and ``tasks.show`` of the parent are not it."""
+    return any(
+        _is(op, "tasks", "find") and op.params.get("exact") in (True, "true", 1)
+        for op in ops[:upto]
+    )
 
 
 def s3_hygiene(ctx: CleoCtx, profile_has_queries: bool) -> Atom:
@@ -320,10 +326,12 @@ def s4_errors(ctx: CleoCtx) -> Atom:
 
 
 def _is_help(op: Op) -> bool:
+    """admin.help or a skill *lookup* (ct-grade: tools.skill.show / tools.skill.list,
+    skills.show / skills.list); installing or other skill mutations are not lookups."""
     return (
         _is(op, "admin", "help")
-        or op.domain == "skills"
-        or (op.domain == "tools" and op.operation.startswith("skill"))
+        or _is(op, "tools", "skill.show", "skill.list")
+        or _is(op, "skills", "show", "list")
     )
 
 

@@ -82,6 +82,28 @@ def norm_path(path: str, cwd: str | None = None) -> str:
     return os.path.normpath(path)
 
 
+def _is_sidechain(ev: dict[str, Any]) -> bool:
+    extra = ev.get("extra")
+    return any(
+        d.get(k) is True
+        for d in (ev, extra if isinstance(extra, dict) else {})
+        for k in ("isSidechain", "is_sidechain", "sidechain")
+    )
+
+
+def agent_lane(ev: dict[str, Any]) -> str:
+    """The agent an event belongs to: its ``agent_id``; for a sidechain event without one
+    (older Claude Code inline sidechains), ``sidechain-<launching call>`` (or ``sidechain``),
+    so a subagent's steps never land in the main agent's lane ("")."""
+    agent = ev.get("agent_id")
+    if agent:
+        return str(agent)
+    if _is_sidechain(ev):
+        parent = ev.get("parent_call_id")
+        return f"sidechain-{parent}" if parent else "sidechain"
+    return ""
+
+
 def _new_step(ev: dict[str, Any], index: int) -> Step:
     name = ev.get("tool_name") or ev.get("tool") or ""
     args = ev.get("input")
@@ -96,7 +118,7 @@ def _new_step(ev: dict[str, Any], index: int) -> Step:
         path=norm_path(path, ev.get("cwd"))
         if isinstance(path, str) and path
         else tool_path(args, ev.get("cwd")),
-        agent=str(ev.get("agent_id") or ""),
+        agent=agent_lane(ev),
         ts=ev.get("ts"),
     )
 

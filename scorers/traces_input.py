@@ -9,6 +9,18 @@
   ``retry_storm`` is unscored (RULE-04) and verdicts are flags-only.
 
 Evidence ids for file inputs are ``<run_id>#<step>``.
+
+``ok`` values (docs/grading.md, "Departures from the references"): ``true``/``1`` (and the
+strings ``"true"``/``"1"``) are a success, ``false``/``0`` (``"false"``/``"0"``) a failure;
+``null``, a missing ``ok`` or any other value is an *unknown* outcome (the completeness rule),
+never a success and never a failure. A run without a usable ``ok`` is delivered when every step
+succeeded, not delivered when one failed, and unknown otherwise.
+
+``--task`` labels the runs of an audit file only (seed 001: "khi dùng audit/transcript"); a
+canonical file's runs keep their own tasks.
+
+Lanes: a line that belongs to a subagent (an ``agent_id``/``agentId``, or ``isSidechain: true``)
+is kept in that agent's own lane (``Step.agent``), never the main agent's.
 """
 
 from __future__ import annotations
@@ -53,6 +65,34 @@ class TraceFile:
     profile: Profile
 
 
+_TRUE = frozenset({"true", "1"})
+_FALSE = frozenset({"false", "0"})
+
+
+def ok_value(value: Any) -> bool | None:
+    """A producer's ``ok``: booleans, 0/1 and their strings; anything else is unknown."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return True if value == 1 else (False if value == 0 else None)
+    if isinstance(value, str):
+        low = value.strip().lower()
+        return True if low in _TRUE else (False if low in _FALSE else None)
+    return None
+
+
+def lane_of(obj: dict[str, Any]) -> str:
+    """The agent a trace line belongs to: "" for the main agent."""
+    for key in ("agent_id", "agentId"):
+        value = obj.get(key)
+        if isinstance(value, str) and value:
+            return value
+    if obj.get("isSidechain") is True or obj.get("is_sidechain") is True:
+        parent = obj.get("parent_call_id") or obj.get("parentUuid") or ""
+        return f"sidechain-{parent}" if parent else "sidechain"
+    return ""
+
+
 def _step(idx: int, obj: dict[str, Any], run_id: str, has_ok: bool) -> Step:
     args = obj.get("args")
     if args is None:
@@ -64,17 +104,26 @@ def _step(idx: int, obj: dict[str, Any], run_id: str, has_ok: bool) -> Step:
     tool = str(obj.get("tool") or obj.get("tool_name") or "")
     number = obj.get("step", idx)
     number = number if isinstance(number, int) else idx
-    ok = obj.get("ok") if has_ok else None
+    ok = ok_value(obj.get("ok")) if has_ok else None
     return Step(
         index=number,
         tool=tool,
         canonical=canonical_of(tool),
         args=args,
-        ok=ok if isinstance(ok, bool) else (True if has_ok and ok is None else None),
+        ok=ok,
         event_id=f"{run_id}#{number}",
         path=tool_path(args),
         observation=obj.get("observation"),
+        agent=lane_of(obj),
     )
+
+
+def derived_delivery(steps: list[Step]) -> bool | None:
+    """A run without its own ``ok``: False when a step failed, True when every step
+    succeeded, else unknown (an unknown step is not a success)."""
+    if not steps or any(s.ok is False for s in steps):
+        return False
+    return True if all(s.ok is True for s in steps) else None
 
 
 def _run(obj: dict[str, Any], task: str) -> Run:
@@ -83,8 +132,8 @@ def _run(obj: dict[str, Any], task: str) -> Run:
     if not isinstance(raw_steps, list):
         raise ScorerError(f"run {run_id}: steps must be a list")
     steps = [_step(i, s, run_id, True) for i, s in enumerate(raw_steps, 1) if isinstance(s, dict)]
-    ok = obj.get("ok")
-    delivered = ok if isinstance(ok, bool) else (bool(steps) and all(s.ok for s in steps))
+    ok = ok_value(obj.get("ok"))
+    delivered = ok if ok is not None else derived_delivery(steps)
     return Run(
         run_id=run_id,
         steps=steps,
@@ -128,6 +177,7 @@ def parse_audit(lines: list[str], task: str | None) -> list[Run]:
     runs = []
     for sid, evs in by_session.items():
         steps = [_step(i, {**ev, "step": i}, sid, False) for i, ev in enumerate(evs, 1)]
+        # The steps of one session_id are numbered in file order whatever their lane.
         for s, ev in zip(steps, evs, strict=True):
             s.ts = ev.get("ts")
         runs.append(Run(run_id=sid, steps=steps, delivered=None, task=task or sid, source="audit"))
@@ -153,10 +203,7 @@ def traces_from_text(text: str, name: str, task: str | None = None) -> TraceFile
     except ValueError:
         doc = None
     if isinstance(doc, list) or (isinstance(doc, dict) and ("tasks" in doc or "runs" in doc)):
-        runs = parse_canonical(doc)
-        if task:
-            for r in runs:
-                r.task = task
+        runs = parse_canonical(doc)  # --task is for audit files: a canonical run keeps its task
         return TraceFile("canonical", runs, file_profile("trace-grader", "traces"))
     runs = parse_audit(text.splitlines(), task)
     if not runs:
