@@ -29,13 +29,29 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+MAX_FIELD_CHARS = 16 << 20  # 16 Mi characters
+MAX_PAYLOAD_BYTES = 256 << 20  # 256 MiB: the hook reads at most this much into memory
+MAX_CONFIG_BYTES = 1 << 20  # config.json itself
+
 # key -> (check, what it must be). A value failing its check falls back to its default.
 _RULES: dict[tuple[str, str], tuple[Any, str]] = {
-    ("capture", "max_field_chars"): (lambda v: _is_int(v) and v >= 256, "an integer >= 256"),
-    ("capture", "max_payload_bytes"): (lambda v: _is_int(v) and v >= 1024, "an integer >= 1024"),
-    ("lifecycle", "idle_minutes"): (lambda v: _is_number(v) and v > 0, "a number > 0"),
+    ("capture", "max_field_chars"): (
+        lambda v: _is_int(v) and 256 <= v <= MAX_FIELD_CHARS,
+        f"an integer from 256 to {MAX_FIELD_CHARS}",
+    ),
+    ("capture", "max_payload_bytes"): (
+        lambda v: _is_int(v) and 1024 <= v <= MAX_PAYLOAD_BYTES,
+        f"an integer from 1024 to {MAX_PAYLOAD_BYTES}",
+    ),
+    ("lifecycle", "idle_minutes"): (
+        lambda v: _is_number(v) and 0 < v <= 525_600,
+        "a number > 0 and at most 525600 (a year)",
+    ),
     ("eval", "min_coverage"): (lambda v: _is_number(v) and 0 <= v <= 1, "a number from 0 to 1"),
-    ("eval", "idle_gap_seconds"): (lambda v: _is_number(v) and v > 0, "a number > 0"),
+    ("eval", "idle_gap_seconds"): (
+        lambda v: _is_number(v) and 0 < v <= 31_536_000,
+        "a number > 0 and at most 31536000 (a year)",
+    ),
 }
 
 
@@ -44,7 +60,31 @@ def _is_int(value: object) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite int or float (config.json may spell NaN, Infinity or 1e999)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return value - value == 0
+
+
+def read_config_text(path: str) -> str:
+    """The text of ``config.json``: a regular file of at most ``MAX_CONFIG_BYTES`` (a path
+    pointing at ``/dev/zero`` or a FIFO raises OSError instead of reading forever).
+
+    The file may be a symlink (a dotfiles checkout, say): trail only reads it.
+    """
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        data = os.read(fd, MAX_CONFIG_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise OSError(f"{path} is larger than {MAX_CONFIG_BYTES} bytes")
+    return data.decode("utf-8-sig")
 
 
 def load_config(home: str) -> dict[str, Any]:
@@ -64,8 +104,7 @@ def check_config(home: str) -> tuple[dict[str, Any], list[str]]:
     if not os.path.exists(path):
         return merged, []
     try:
-        with open(path, encoding="utf-8") as fh:
-            user = fastjson.loads(fh.read())
+        user = fastjson.loads(read_config_text(path))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     if not isinstance(user, dict):
