@@ -9,10 +9,17 @@ process that needs a pattern compiles it with ``re`` and stores the program
 processes hand the stored program straight to ``_sre.compile``, the C constructor
 ``re.compile`` itself ends in, and never import ``re``.
 
-Anything unexpected (another interpreter, a changed ``_sre`` signature, an unreadable or
-foreign cache) falls back to plain ``re.compile``: the cache can only make things faster,
-never different. Keys include the flags; values are exactly what ``re._compiler.compile``
-passes to ``_sre.compile``.
+The cache is authenticated: the file is ``MAGIC`` + a 32-byte keyed BLAKE2b (a MAC under the
+install's fingerprint key, ``scrub.key``, personalised for this use) + the marshalled programs,
+and nothing is unmarshalled before the MAC checks. A program that was not written by this
+install therefore never runs: a crafted, copied or damaged file is ignored (and logged), every
+pattern is compiled with ``re`` again and the file is rewritten. The folder and file are opened
+without following symlinks (``paths.open_dirs`` / ``open_file``).
+
+Anything unexpected (another interpreter, a changed ``_sre`` signature, an unreadable,
+foreign or unauthenticated cache) falls back to plain ``re.compile``: the cache can only make
+things faster, never different. Keys include the flags; values are exactly what
+``re._compiler.compile`` passes to ``_sre.compile``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Callable
     from typing import Any
 
 # re's flag values (re.RegexFlag), fixed since Python 2; spelled out so callers need no `re`.
@@ -38,17 +46,36 @@ except ImportError:  # pragma: no cover - not CPython
     _sre = None
     _TAG = ""
 
+MAGIC = b"TRX1"
+MAC_BYTES = 32
+_PERSON = b"trail-rx-cache"
+
 _cache_path: str | None = None
+_home: str | None = None
+_key: Callable[[], bytes] | None = None
 _programs: dict[str, Any] | None = None
 _compiled: dict[str, re.Pattern[str]] = {}
 
 
-def use_cache(home: str) -> None:
-    """Keep compiled programs under ``home/cache`` (the data dir)."""
-    global _cache_path, _programs
-    path = os.path.join(home, "cache", f"regex-{_TAG}.marshal") if _TAG else None
+def use_cache(home: str, key: Callable[[], bytes] | None = None) -> None:
+    """Keep compiled programs under ``home/cache`` (the data dir), authenticated with the
+    key ``key()`` returns (the install's fingerprint key). Without a key, nothing is cached."""
+    global _cache_path, _programs, _home, _key
+    path = os.path.join(home, "cache", _name()) if _TAG and key is not None else None
+    _key = key
     if path != _cache_path:
-        _cache_path, _programs = path, None
+        _cache_path, _programs, _home = path, None, home
+
+
+def _name() -> str:
+    return f"regex-{_TAG}.marshal"
+
+
+def _mac(body: bytes) -> bytes:
+    from trace_ingest._blake import blake2b
+
+    assert _key is not None
+    return blake2b(body, key=_key(), digest_size=MAC_BYTES, person=_PERSON).digest()
 
 
 def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -66,17 +93,80 @@ def _load() -> dict[str, Any]:
     global _programs
     if _programs is None:
         _programs = {}
-        if _cache_path and os.path.exists(_cache_path):
+        if _cache_path and _home:
             try:
-                import marshal
-
-                with open(_cache_path, "rb") as fh:
-                    data = marshal.loads(fh.read())
-                if isinstance(data, dict) and data.get("tag") == _TAG:
-                    _programs = data["programs"]
-            except Exception:  # a bad cache is a cold cache
-                _programs = {}
+                data = _read()
+            except OSError:
+                data = None
+            if data is not None:
+                _programs = _verify(data)
     return _programs
+
+
+def _read() -> bytes | None:
+    from trace_ingest.paths import open_dirs, open_file
+
+    assert _home is not None
+    try:
+        folder = open_dirs(_home, ("cache",), create=False)
+    except FileNotFoundError:
+        return None
+    try:
+        fd = open_file(folder, _name(), str(_cache_path), os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(folder)
+    try:
+        size = os.fstat(fd).st_size
+        if size > 16 << 20:
+            return b""  # not ours: ours is a few hundred KB
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def _verify(data: bytes) -> dict[str, Any]:
+    """The programs in ``data`` if its MAC checks under this install's key, else ``{}``."""
+    try:
+        from _operator import _compare_digest
+
+        head = len(MAGIC) + MAC_BYTES
+        body = data[head:]
+        if data[: len(MAGIC)] == MAGIC and _compare_digest(data[len(MAGIC) : head], _mac(body)):
+            import marshal
+
+            loaded = marshal.loads(body)
+            if isinstance(loaded, dict) and loaded.get("tag") == _TAG:
+                programs = loaded.get("programs")
+                if isinstance(programs, dict):
+                    return programs
+    except Exception:  # a bad cache is a cold cache
+        pass
+    _log(
+        f"the regex cache {_cache_path} is not authenticated by this install's key (foreign, "
+        "damaged or tampered with); ignored, every pattern is compiled again and it is rebuilt"
+    )
+    return {}
+
+
+def _log(message: str) -> None:
+    try:
+        from trace_ingest.events import now_iso
+        from trace_ingest.store import append_error
+
+        assert _home is not None
+        entry: dict[str, object] = {"ts": now_iso(), "harness": None, "stage": "regex-cache"}
+        entry["error"] = message
+        append_error(_home, entry, unless_repeated=True)
+    except Exception:
+        pass
 
 
 def _from_cache(key: str, pattern: str) -> re.Pattern[str] | None:
@@ -131,25 +221,37 @@ def _program(pattern: str, flags: int, rx: re.Pattern[str]) -> tuple[Any, ...]:
 def _store(key: str, entry: tuple[Any, ...]) -> None:
     import marshal
 
-    assert _cache_path is not None
-    folder = os.path.dirname(_cache_path)
-    if not os.path.isdir(os.path.dirname(folder)):
-        return  # never create a data dir just for the cache
-    programs = dict(_load())
-    programs[key] = entry
-    from trace_ingest.paths import FILE_MODE, ensure_dir
+    from trace_ingest.paths import FILE_MODE, open_dirs, open_file, open_subdir
 
-    ensure_dir(folder)
-    data = marshal.dumps({"tag": _TAG, "programs": programs})
-    tmp = f"{_cache_path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    assert _cache_path is not None and _home is not None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, _cache_path)  # atomic: concurrent hooks never see half a file
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+        home = open_dirs(_home, (), create=False)  # never create a data dir just for the cache
+    except FileNotFoundError:
+        return
+    try:
+        folder = open_subdir(home, "cache", os.path.dirname(_cache_path))
+    finally:
+        os.close(home)
+    try:
+        programs = dict(_load())
+        programs[key] = entry
+        body = marshal.dumps({"tag": _TAG, "programs": programs})
+        data = MAGIC + _mac(body) + body
+        tmp = f"{_name()}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        fd = open_file(folder, tmp, tmp, flags, FILE_MODE)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            # atomic: concurrent hooks never see half a file; replaces a symlink, never its target
+            os.replace(tmp, _name(), src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            try:  # noqa: SIM105 - contextlib is not on the hook's path
+                os.unlink(tmp, dir_fd=folder)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(folder)
     global _programs
     _programs = programs

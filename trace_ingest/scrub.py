@@ -63,6 +63,11 @@ if TYPE_CHECKING:
 
 Span = tuple[int, int]
 
+# JSON held in a string is decoded and scrubbed as JSON only within these bounds (as the
+# hook bounds payloads); past them it is scanned as text, which the rules handle as well.
+NESTED_MAX_DEPTH = 100
+NESTED_MAX_ELEMENTS = 100_000
+
 
 # ----------------------------------------------------------------------------- the scrubber
 
@@ -78,7 +83,9 @@ class Scrubber:
         pii: tuple[str, ...] = (),
     ) -> None:
         self.home = home
-        _regex.use_cache(home)
+        self._key: bytes | None = None
+        # The regex program cache is authenticated with this install's key (see _regex).
+        _regex.use_cache(home, self._load_key)
         self.rules: list[Rule] = builtin_rules()
         if extra_rules:
             # after the known formats, before the context rules
@@ -87,7 +94,6 @@ class Scrubber:
         self.rules.extend(pii_rules(pii))
         self.allow = allow
         self.pii = pii
-        self._key: bytes | None = None
         kw: dict[str, list[int]] = {}
         for i, rule in enumerate(self.rules):
             for k in rule.keywords or ("",):
@@ -221,8 +227,20 @@ class Scrubber:
             head = text.lstrip()[:1]
             if head in ("{", "["):
                 # Not fastjson.loads: text that only looks like JSON ("[INFO] ...") is common,
-                # and building a JSONDecodeError would import json and re.
-                inner = fastjson.parse_or_none(text)
+                # and building a JSONDecodeError would import json and re. JSON text too deep
+                # or too big to walk in bounded time is scanned as text instead.
+                brackets = text.count("[") + text.count("{")
+                inner = (
+                    fastjson.parse_or_none(text)
+                    if brackets + text.count(",") <= NESTED_MAX_ELEMENTS
+                    else None
+                )
+                if (
+                    isinstance(inner, (dict, list))
+                    and brackets > NESTED_MAX_DEPTH
+                    and fastjson.shape_problem(inner, NESTED_MAX_DEPTH, NESTED_MAX_ELEMENTS)
+                ):
+                    inner = None
                 if isinstance(inner, (dict, list)):
                     sub: dict[str, int] = {}
                     clean = self._value(inner, sub)
@@ -311,61 +329,128 @@ def normalize_secret(rule_id: str, secret: str) -> str:
 def load_or_create_key(home: str) -> bytes:
     """The per-install fingerprint key at ``paths.key_path(home)`` (32 random bytes, 0600).
 
-    Created with ``O_CREAT|O_EXCL`` so two processes racing to create it agree: the loser reads
-    the winner's key (waiting briefly if the winner has not finished its single write).
+    - Created atomically: the 32 bytes are written to a temporary file (``O_EXCL``), fsynced,
+      then hard-linked to ``scrub.key``. The key file therefore never exists half-written, and
+      when two processes race, the loser of the link reads the winner's key.
+    - Validated on every read: a regular file owned by this user, not a symlink, exactly 32
+      bytes. A key that fails (a 0-byte file left by a full disk, a truncated or foreign
+      file) is moved aside to ``scrub.key.bad-<time>`` and replaced; both are logged to the
+      hook error log. Fingerprints made with the old key no longer match new ones.
+    - When no key can be stored (a full disk, a read-only data dir), this process uses a
+      random key of its own, logged: secrets are still redacted, only their fingerprints do
+      not correlate with other processes'. Scrubbing never fails because of the key.
     """
-    from trace_ingest.paths import ensure_dir, key_path
+    try:
+        return _load_or_create_key(home)
+    except OSError as exc:
+        _key_log(
+            home,
+            f"cannot store the fingerprint key ({type(exc).__name__}: {exc}); this process "
+            "uses a temporary key, so its fingerprints match no other process's",
+        )
+        return os.urandom(KEY_BYTES)
+
+
+def _load_or_create_key(home: str) -> bytes:
+    from trace_ingest.paths import key_path, open_home
 
     path = key_path(home)
+    folder = open_home(home)
     try:
-        with open(path, "rb") as fh:
-            key = fh.read()
-        if len(key) == KEY_BYTES:
-            return key
-        if key or time_since_modified(path) > 1.0:
-            # Not a creation race in progress (that leaves an empty file for a moment).
-            raise ScrubError(_corrupt_key(path, len(key)))
+        for _ in range(5):
+            key, bad, inode = _read_key(folder, path)
+            if key is not None:
+                return key
+            if bad is not None:
+                _set_aside(folder, path, inode, bad)
+            created = _create_key(folder)
+            if created is not None:
+                return created
+            # Another process linked its key first: read (and check) that one.
+        raise OSError(f"{path} keeps changing; giving up")
+    finally:
+        os.close(folder)
+
+
+def _read_key(folder: int, path: str) -> tuple[bytes | None, str | None, int]:
+    """``(key, None, ino)`` when valid; ``(None, why, ino)`` when present but bad; ``(None,
+    None, 0)`` when missing."""
+    from trace_ingest.paths import UnsafePath, open_file
+
+    try:
+        # Two links for a moment: a new key is linked from its temporary name, then unlinked.
+        fd = open_file(folder, "scrub.key", path, os.O_RDONLY, max_links=2)
     except FileNotFoundError:
-        ensure_dir(os.path.dirname(path) or ".")
-        key = os.urandom(KEY_BYTES)
+        return None, None, 0
+    except UnsafePath as exc:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass  # another process won the race: read its key below
-        else:
-            try:
-                os.write(fd, key)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            return key
-    except OSError as exc:
-        raise ScrubError(f"cannot read the fingerprint key {path}: {exc}") from exc
+            inode = os.stat("scrub.key", dir_fd=folder, follow_symlinks=False).st_ino
+        except OSError:
+            inode = 0
+        return None, str(exc), inode
+    try:
+        inode = os.fstat(fd).st_ino
+        key = os.read(fd, KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(key) == KEY_BYTES:
+        return key, None, inode
+    return None, f"the fingerprint key {path} is {len(key)} bytes, not {KEY_BYTES}", inode
+
+
+def _set_aside(folder: int, path: str, inode: int, why: str) -> None:
+    """Rename a bad key out of the way (unless another process already replaced it)."""
     import time
 
-    for _ in range(100):
-        try:
-            with open(path, "rb") as fh:
-                key = fh.read()
-        except OSError as exc:
-            raise ScrubError(f"cannot read the fingerprint key {path}: {exc}") from exc
-        if len(key) == KEY_BYTES:
-            return key
-        time.sleep(0.01)
-    raise ScrubError(_corrupt_key(path, len(key)))
-
-
-def _corrupt_key(path: str, size: int) -> str:
-    return (
-        f"the fingerprint key {path} is {size} bytes, not {KEY_BYTES}: it is corrupt; "
-        "delete it (fingerprints from before will no longer match new ones)"
+    aside = f"scrub.key.bad-{time.time_ns()}"
+    try:
+        if os.stat("scrub.key", dir_fd=folder, follow_symlinks=False).st_ino == inode:
+            os.rename("scrub.key", aside, src_dir_fd=folder, dst_dir_fd=folder)
+    except FileNotFoundError:
+        return
+    _key_log(
+        os.path.dirname(path),
+        f"{why}: moved aside to {aside} and replaced by a new key "
+        "(fingerprints from before will not match new ones)",
     )
 
 
-def time_since_modified(path: str) -> float:
-    import time
+def _create_key(folder: int) -> bytes | None:
+    """Write a new key atomically; None when another process's key got there first."""
+    from trace_ingest.paths import FILE_MODE
 
-    return time.time() - os.stat(path).st_mtime
+    key = os.urandom(KEY_BYTES)
+    tmp = f"scrub.key.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, FILE_MODE, dir_fd=folder)
+    try:
+        try:
+            if os.write(fd, key) != KEY_BYTES:
+                raise OSError("short write of the fingerprint key")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, "scrub.key", src_dir_fd=folder, dst_dir_fd=folder)
+        except FileExistsError:
+            return None
+        try:  # noqa: SIM105 - contextlib is not on the hook's path
+            os.fsync(folder)
+        except OSError:
+            pass
+        return key
+    finally:
+        try:  # noqa: SIM105
+            os.unlink(tmp, dir_fd=folder)
+        except OSError:
+            pass
+
+
+def _key_log(home: str, message: str) -> None:
+    from trace_ingest.events import now_iso
+    from trace_ingest.store import append_error
+
+    append_error(home, {"ts": now_iso(), "harness": None, "stage": "scrub-key", "error": message})
 
 
 # ----------------------------------------------------------------------------- configuration
@@ -448,12 +533,12 @@ def parse_config(section: Any) -> tuple[list[Rule], frozenset[str], tuple[str, .
 
 def read_scrub_section(home: str) -> Any:
     """The raw ``scrub`` section of ``home/config.json`` (None when absent)."""
+    from trace_ingest.config import read_config_text
     from trace_ingest.paths import config_path
 
     path = config_path(home)
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = fastjson.loads(fh.read())
+        data = fastjson.loads(read_config_text(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

@@ -211,12 +211,18 @@ def test_key_creation_race(home: str) -> None:
     assert len(set(keys)) == 1 and len(keys) == 8
 
 
-def test_corrupt_key_raises_scrub_error(home: str) -> None:
+def test_corrupt_key_is_moved_aside_replaced_and_logged(home: str) -> None:
+    """A wrong-length key (a full disk, a truncation) is replaced: redaction never stops."""
     os.makedirs(home)
     with open(key_path(home), "wb") as fh:
         fh.write(b"short")
-    with pytest.raises(ScrubError, match="corrupt"):
-        load_scrubber(home).scrub_text(_tok())
+    clean, counts = load_scrubber(home).scrub_text(_tok())
+    assert counts and "REDACTED" in clean
+    with open(key_path(home), "rb") as fh:
+        assert len(fh.read()) == 32
+    assert any(name.startswith("scrub.key.bad-") for name in os.listdir(home))
+    with open(os.path.join(home, "hook-errors.log")) as fh:
+        assert "5 bytes, not 32" in fh.read()
 
 
 # ------------------------------------------------------------------ shapes and contexts

@@ -104,8 +104,12 @@ def everything_on_disk(home: Path) -> bytes:
     hold nothing but the scrubber's own patterns (format prefixes such as PyPI's are public
     and would otherwise look like a leaked piece of a token)."""
     cache = home / "cache"
+    from trace_ingest import _regex
+
     for path in cache.glob("regex-*.marshal"):
-        programs = marshal.loads(path.read_bytes())["programs"]
+        data = path.read_bytes()
+        assert data.startswith(_regex.MAGIC)  # then the MAC, then the programs
+        programs = marshal.loads(data[len(_regex.MAGIC) + _regex.MAC_BYTES :])["programs"]
         assert {key.split("\x00", 1)[1] for key in programs} <= known_patterns()
     return b"\n".join(
         p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file() and cache not in p.parents
