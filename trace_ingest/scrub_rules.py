@@ -65,6 +65,7 @@ _LETTERS = _Lazy(r"[A-Za-z_.-]+")
 _NON_B64 = _Lazy(r"[^A-Za-z0-9+/=]++")
 _PCT = _Lazy(r"%([0-9A-Fa-f]{2})")
 _ID_RULE = _Lazy(r"[a-z0-9][a-z0-9_-]{0,40}")
+_TOKEN_RUN = _Lazy(r"[A-Za-z0-9_-]*+")
 
 
 def entropy(value: str) -> float:
@@ -92,6 +93,15 @@ def _boundary_before(text: str, i: int) -> bool:
     if ch not in _WORD:
         return True
     return ch in "nrt" and i >= 2 and text[i - 2] == "\\"
+
+
+def _glued_ok(value: str) -> bool:
+    """A known-format token glued to a word before it (``xghp_…``, ``key_sk-ant-…``,
+    ``mcp__srv__ghp_…``): accepted when it looks random, i.e. has both upper- and lower-case
+    letters. Real tokens of these formats almost always do; the words and identifiers a
+    prefix such as ``sk-`` or ``hf_`` can hide in (``task-proj-…``, ``shelf_…``) almost never
+    do."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value)
 
 
 def _terminated(text: str, end: int) -> bool:
@@ -145,6 +155,10 @@ def _code_identifier(value: str) -> bool:
     )
 
 
+def _always(value: str) -> bool:
+    return True
+
+
 def _has_letter_and_digit(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
@@ -159,6 +173,7 @@ class Rule:
         "context",
         "finder",
         "flags",
+        "glued",
         "group",
         "id",
         "keywords",
@@ -180,6 +195,7 @@ class Rule:
         lower: bool = False,
         group: int = 0,
         lb: bool = False,
+        glued: Callable[[str], bool] | None = _glued_ok,
         anchor: str = "",
         terminated: bool = False,
         rb: frozenset[str] = frozenset(),
@@ -195,6 +211,7 @@ class Rule:
         self.lower = lower
         self.group = group
         self.lb = lb
+        self.glued = glued
         self.anchor = anchor
         self.terminated = terminated
         self.rb = rb
@@ -230,10 +247,10 @@ class Rule:
             yield from self._anchored(subject, rx)
             return
         for m in rx.finditer(subject):
-            if self.lb and not _boundary_before(text, m.start()):
-                continue
             start, end = m.span(self.group)
             if start < 0:
+                continue
+            if self.lb and not _boundary_before(text, m.start()) and not self._glued(text, m):
                 continue
             if self.terminated and not _terminated(text, end):
                 continue
@@ -241,11 +258,18 @@ class Rule:
                 continue
             yield start, end
 
+    def _glued(self, text: str, m: re.Match[str]) -> bool:
+        """A match with a word character right before it: a token glued after ``_``, a
+        letter or a digit. Kept when the rule's ``glued`` check accepts it."""
+        return self.glued is not None and (self.glued is _always or self.glued(m.group(0)))
+
     def _anchored(self, subject: str, rx: re.Pattern[str]) -> Iterator[Span]:
-        """Try the full pattern only where the literal anchor starts a token.
+        """Try the full pattern where the literal anchor occurs, once per run of token
+        characters that fails.
 
         For patterns such as the JWT one, a failed attempt scans the whole run of token
-        characters; trying only at token starts keeps ``eyJeyJeyJ…`` linear.
+        characters; skipping the rest of that run keeps ``eyJeyJeyJ…`` linear. A match with a
+        word character before it (glued) is kept only when ``glued`` accepts it.
         """
         pos = 0
         anchor = self.anchor
@@ -254,12 +278,15 @@ class Rule:
             i = subject.find(anchor, pos)
             if i < 0:
                 return
-            if not _boundary_before(subject, i):
-                pos = i + 1
-                continue
             m = rx.match(subject, i)
             if m is None:
-                pos = i + 1
+                # Every later start inside this run of token characters fails the same way:
+                # skip the run, so ``eyJeyJeyJ…`` stays linear.
+                run = _TOKEN_RUN().match(subject, i)
+                pos = max(run.end() if run else 0, i + 1)
+                continue
+            if not _boundary_before(subject, i) and not self._glued(subject, m):
+                pos = max(m.end(), i + 1)
                 continue
             start, end = m.span(self.group)
             if start >= 0 and (not self.terminated or _terminated(subject, end)):
@@ -551,6 +578,7 @@ def builtin_rules() -> list[Rule]:
             ("akia", "asia"),
             r"A[KS]IA[A-Z2-7]{16}+(?![A-Za-z0-9])",
             lb=True,
+            glued=_always,  # upper case by format; the exact length and end bound it
             validate=lambda v: not ft(v) and entropy(v) >= 3.0,
         ),
         Rule(
