@@ -4,6 +4,11 @@ Runs inside the agent on every tool call, so it imports only the standard librar
 modules it needs (enforced by tests/hooks/test_entry.py), reads stdin, normalizes,
 scrubs, appends with one ``write()``, and exits 0 with nothing on stdout, whatever happens.
 Its own failures go to ``$TRAIL_HOME/hook-errors.log``, which ``trail doctor`` reports.
+
+Every payload is untrusted (docs/security.md, "Capture"): reads and drains are bounded in
+bytes and time, the parse is bounded in nesting and element count, numbers JSON cannot hold
+are written as strings, the harness name and session id never reach a path unsanitized, and
+nothing inside the data dir is followed through a symlink.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import time
 
 from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
@@ -18,13 +24,14 @@ from trace_ingest.capture import SCRUB_MARGIN, finish, session_dir_key
 from trace_ingest.events import new_event, now_iso, to_line
 from trace_ingest.paths import (
     HARNESSES,
+    UNKNOWN_HARNESS,
+    UnsafePath,
     capture_off_path,
-    ensure_home,
-    session_key,
+    hook_home,
+    open_home,
     trace_path,
-    trail_home,
 )
-from trace_ingest.store import append_error, append_lines
+from trace_ingest.store import append_error, append_lines, record_lost, take_lost
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -36,31 +43,61 @@ if TYPE_CHECKING:
 ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code"}
 PREVIEW_CHARS = 2000  # of an unparseable payload, kept (scrubbed) for diagnosis
 
+# Parse bounds (docs/security.md): a payload past them is recorded as a stub, not parsed.
+MAX_DEPTH = 100  # nesting levels of arrays and objects
+MAX_ELEMENTS = 100_000  # values in all arrays and objects together
+# Reading and draining stdin: never more than this, never longer than this.
+READ_CHUNK = 1 << 20
+MAX_DRAIN_BYTES = 1 << 30
+MAX_DRAIN_SECONDS = 2.0
+_BOM = b"\xef\xbb\xbf"
+
 _SALVAGE_SID = rb'"(?:session_id|sessionId)"\s*:\s*"([^"\\]{1,200})"'
 _SALVAGE_EVENT = rb'"(?:hook_event_name|hookEventName)"\s*:\s*"([A-Za-z_]{1,64})"'
+_STRING = rb'"(?:[^"\\]++|\\.)*+"'
 
 
 class Oversize(Exception):
-    def __init__(self, size: int, head: bytes) -> None:
+    def __init__(self, size: int, head: bytes, drained: bool) -> None:
         super().__init__(size)
         self.size = size
         self.head = head
+        self.drained = drained
 
 
-def run(harness: str, stdin: Any = None) -> int:
-    """Record one hook payload. Always returns 0; never writes to stdout."""
-    home = trail_home()
+def run(harness: str, stdin: Any = None, started_ns: int | None = None) -> int:
+    """Record one hook payload. Always returns 0; never writes to stdout.
+
+    ``started_ns`` is when the hook process started (``trace_ingest.entry`` takes it before
+    anything else); it becomes the events' ``received_at``.
+    """
+    received_at = now_iso(started_ns)
+    if harness not in HARNESSES:
+        harness = UNKNOWN_HARNESS  # never a folder name or a field from an unchecked argument
+    home, home_problem = hook_home()
     try:
-        if os.environ.get("TRAIL_DISABLE") == "1" or os.path.exists(capture_off_path(home)):
+        if os.environ.get("TRAIL_DISABLE") == "1":
             _drain(stdin)
             return 0
-        _record(home, harness, stdin)
+        try:
+            os.close(open_home(home))
+        except OSError:
+            # A data dir another user owns or can write is not used at all: not even its
+            # error log is trusted. `trail doctor` reports the data dir's owner and mode.
+            _drain(stdin)
+            return 0
+        if home_problem:
+            _log(home, harness, "home", home_problem, once=True)
+        if os.path.exists(capture_off_path(home)):
+            _drain(stdin)
+            return 0
+        _record(home, harness, stdin, received_at)
     except BaseException as exc:
         _log(home, harness, "hook", f"{type(exc).__name__}: {exc}")
     return 0
 
 
-def _record(home: str, harness: str, stdin: Any) -> None:
+def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
     from trace_ingest.config import DEFAULTS, check_config
 
     try:
@@ -70,22 +107,29 @@ def _record(home: str, harness: str, stdin: Any) -> None:
     for problem in problems:
         _log(home, harness, "config", problem, once=True)
     capture = config["capture"]
-    received_at = now_iso()
+    limit = int(capture["max_payload_bytes"])
     try:
-        raw = _read(stdin, int(capture["max_payload_bytes"]))
+        raw = _read(stdin, limit)
     except Oversize as big:
+        more = "" if big.drained else "+ (stdin not drained to its end)"
         _write_stub(
             home,
             harness,
             received_at,
             big.head,
-            f"payload of {big.size} bytes exceeds "
-            f"max_payload_bytes={capture['max_payload_bytes']}; not parsed",
+            f"payload of {big.size}{more} bytes exceeds max_payload_bytes={limit}; not parsed",
             size=big.size,
         )
         return
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]  # some tools write one; JSON forbids it, the payload is fine
     if not raw.strip():
         _log(home, harness, "read", "empty payload on stdin; nothing recorded")
+        return
+    too_big = _too_big(raw)
+    if too_big:
+        preview = raw[: PREVIEW_CHARS + SCRUB_MARGIN].decode("utf-8", "replace")
+        _write_stub(home, harness, received_at, raw, f"payload {too_big}; not parsed", preview)
         return
     digest = blake2b(raw, digest_size=16).hexdigest()
     try:
@@ -99,9 +143,13 @@ def _record(home: str, harness: str, stdin: Any) -> None:
         )
         text = raw.decode("utf-8", "replace")
     try:
-        payload = fastjson.loads(text)
+        payload, nonfinite = fastjson.loads_strict(text)
     except ValueError as exc:
         _write_stub(home, harness, received_at, raw, f"malformed JSON: {exc}", preview=text)
+        return
+    except RecursionError:
+        reason = f"payload nested deeper than {MAX_DEPTH} levels; not parsed"
+        _write_stub(home, harness, received_at, raw, reason, preview=text)
         return
     if not isinstance(payload, dict):
         _write_stub(
@@ -113,8 +161,35 @@ def _record(home: str, harness: str, stdin: Any) -> None:
             preview=text,
         )
         return
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:  # else it cannot be that deep
+        shape = fastjson.shape_problem(payload, MAX_DEPTH, MAX_ELEMENTS)
+        if shape:
+            _write_stub(home, harness, received_at, raw, f"payload {shape}; not recorded", text)
+            return
     events = _normalize(harness, payload, received_at, digest)
+    if nonfinite:
+        # JSON has no NaN or Infinity: they were kept as the strings they were written as.
+        for ev in events:
+            ev.setdefault("extra", {})["nonfinite_numbers"] = nonfinite
     _write(home, harness, events, capture, received_at, config.get("scrub"))
+
+
+def _too_big(raw: bytes) -> str | None:
+    """Why ``raw`` has too many arrays, objects or values to parse in bounded time.
+
+    Counting ``[``, ``{`` and ``,`` in the bytes is an upper bound (a few ms for 16 MiB).
+    Only when it passes the limit are strings blanked out (one C regex pass) for the exact
+    count, so brackets and commas inside text never cost a payload its parse.
+    """
+    if raw.count(b"[") + raw.count(b"{") + raw.count(b",") <= MAX_ELEMENTS:
+        return None
+    import re  # only for payloads with that many brackets or commas
+
+    bare = re.sub(_STRING, b'""', raw)
+    containers = bare.count(b"[") + bare.count(b"{")
+    if containers + bare.count(b",") <= MAX_ELEMENTS:
+        return None
+    return f"has more than {MAX_ELEMENTS} elements ({containers} arrays and objects)"
 
 
 def _normalize(harness: str, payload: dict[str, Any], received_at: str, digest: str) -> list[Event]:
@@ -146,7 +221,6 @@ def _write(
     scrub_section: Any = None,
 ) -> None:
     limit = int(capture["max_field_chars"])
-    ensure_home(home)  # before scrubbing, so the scrubber can keep its regex cache there
     try:
         scrubber = _scrubber(home, harness, scrub_section)
         lines = [to_line(finish(ev, scrubber, limit)) for ev in events]
@@ -158,7 +232,24 @@ def _write(
         key, changed = "_scrub-error", False  # the scrub error itself is logged above
     if changed:
         _log(home, harness, "session-id", f"unsafe or missing session id stored under {key!r}")
-    append_lines(trace_path(home, _safe_harness(harness), key), "".join(lines))
+    path = trace_path(home, harness, key)
+    try:
+        append_lines(path, "".join(lines), home)
+    except UnsafePath as exc:
+        _log(home, harness, "store", f"{exc}; {len(lines)} event(s) not recorded")
+        return
+    except OSError as exc:
+        # A full disk (or quota, or I/O error): count the loss in the pre-allocated record,
+        # which needs no new space, then try the log too.
+        reason = f"{type(exc).__name__} errno {exc.errno}"
+        record_lost(home, reason, now_iso())
+        _log(home, harness, "store", f"{reason}: {exc}; {len(lines)} event(s) lost")
+        return
+    lost = take_lost(home)
+    if lost:
+        count, first, last, reason = lost
+        message = f"{count} event(s) could not be written ({reason}) between {first} and {last}"
+        _log(home, harness, "lost", message)
 
 
 def _scrubber(home: str, harness: str, section: Any = None) -> Scrubber:
@@ -230,28 +321,39 @@ def _write_stub(
 
 
 def _read(stdin: Any, limit: int) -> bytes:
+    """At most ``limit`` bytes of stdin, read in chunks (never one huge allocation).
+
+    Past the limit the rest is drained (bounded, see ``_drain``) and Oversize raised.
+    """
     stream = stdin if stdin is not None else sys.stdin.buffer
-    data: bytes = stream.read(limit + 1)
-    if len(data) <= limit:
-        return data
-    size = len(data)
-    head = data[:65536]
-    while True:  # drain so the harness's pipe never blocks on us
-        chunk = stream.read(1 << 20)
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk: bytes = stream.read(min(READ_CHUNK, limit + 1 - size))
         if not chunk:
-            break
+            return b"".join(chunks)
+        chunks.append(chunk)
         size += len(chunk)
-    raise Oversize(size, head)
+    head = b"".join(chunks)[:65536]
+    more, complete = _drain(stream, MAX_DRAIN_BYTES - size)
+    raise Oversize(size + more, head, complete)
 
 
-def _drain(stdin: Any) -> None:
+def _drain(stdin: Any, budget: int = MAX_DRAIN_BYTES) -> tuple[int, bool]:
+    """Read and discard stdin so the harness's pipe never blocks on us, but at most
+    ``budget`` bytes and ``MAX_DRAIN_SECONDS`` (stdin may be ``/dev/zero``). Returns
+    ``(bytes drained, reached the end)``."""
     stream = stdin if stdin is not None else sys.stdin.buffer
-    while stream.read(1 << 20):
-        pass
-
-
-def _safe_harness(harness: str) -> str:
-    return harness if harness in HARNESSES else session_key(harness)[0]
+    deadline = time.monotonic() + MAX_DRAIN_SECONDS
+    drained = 0
+    while drained < budget:
+        chunk = stream.read(READ_CHUNK)
+        if not chunk:
+            return drained, True
+        drained += len(chunk)
+        if time.monotonic() > deadline:
+            break
+    return drained, False
 
 
 def _log(home: str, harness: str, stage: str, message: str, once: bool = False) -> None:
@@ -271,11 +373,22 @@ def _log(home: str, harness: str, stage: str, message: str, once: bool = False) 
     append_error(home, entry, unless_repeated=once)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[2:] if argv is None else argv
-    harness = args[0] if args else ""
-    if harness not in HARNESSES:
-        home = trail_home()
-        _log(home, harness, "args", f"unknown harness {harness!r}; expected one of {HARNESSES}")
-        harness = _safe_harness(harness) if harness else "unknown"
-    return run(harness)
+def main(argv: list[str] | None = None, started_ns: int | None = None) -> int:
+    """``trail hook <harness>``: always 0, whatever happens (a harness reads 2 as "block")."""
+    started_ns = time.time_ns() if started_ns is None else started_ns
+    try:
+        args = sys.argv[2:] if argv is None else argv
+        harness = args[0] if args else ""
+        if harness not in HARNESSES:
+            # The argument is untrusted too (a token pasted there must not become a folder
+            # name or log text): the payload is recorded under a fixed name, and the log
+            # shows the argument scrubbed and cut short.
+            home, _ = hook_home()
+            shown = repr(harness[:40]) + ("…" if len(harness) > 40 else "")
+            expected = ", ".join(HARNESSES)
+            message = f"unknown harness {shown}; expected one of {expected}"
+            _log(home, UNKNOWN_HARNESS, "args", f"{message}; recorded as {UNKNOWN_HARNESS!r}")
+            harness = UNKNOWN_HARNESS
+        return run(harness, started_ns=started_ns)
+    except BaseException:
+        return 0

@@ -3,19 +3,31 @@
 ``trail hook <harness>`` is dispatched here, before click is imported, so the hot path pays
 only for the standard library. Every other command goes to the click CLI in
 ``trace_ingest.cli``.
+
+The hook's receipt time is taken when this module is imported, the first thing the ``trail``
+process does after the interpreter starts (before config is read or stdin is touched): async
+hooks start late and out of order, and ``received_at`` must say when the harness ran us, not
+how long the rest of the work took (docs/events.md).
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
+import time
+
+STARTED_NS = time.time_ns()
+
+import importlib  # noqa: E402 - after the stamp, deliberately
+import sys  # noqa: E402
 
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "hook" and "--help" not in sys.argv:
         # Named as a string: trace_ingest must not import the hooks package (ARCHITECTURE.md).
-        hook = importlib.import_module("hooks.entry")
-        code: int = hook.main(sys.argv[2:])
+        try:
+            hook = importlib.import_module("hooks.entry")
+            code: int = hook.main(sys.argv[2:], started_ns=STARTED_NS)
+        except BaseException:
+            return 0  # the hook never fails the agent, not even on a broken install
         return code
     cli = importlib.import_module("trace_ingest.cli")
     return int(cli.main() or 0)

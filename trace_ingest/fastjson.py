@@ -36,8 +36,31 @@ try:
 
     _scan = _c.make_scanner(_Context())  # type: ignore[arg-type]
     _AVAILABLE = True
+
+    class _StrictContext(_Context):
+        """Non-finite numbers come back as the text they were written as (``_float``)."""
+
+        parse_constant = staticmethod(lambda name: _nonfinite(name))  # type: ignore[assignment]
+        parse_float = staticmethod(lambda text: _float(text))  # type: ignore[assignment]
+
+    _scan_strict = _c.make_scanner(_StrictContext())  # type: ignore[arg-type]
 except (ImportError, AttributeError):  # pragma: no cover - interpreters without _json
     _AVAILABLE = False
+
+
+_replaced = [0]  # non-finite numbers replaced by the strict scanner in the current call
+
+
+def _nonfinite(name: str) -> str:
+    _replaced[0] += 1
+    return name
+
+
+def _float(text: str) -> Any:
+    value = float(text)
+    if value - value != 0:  # inf (1e999) or nan
+        return _nonfinite(text)
+    return value
 
 
 def _fail(msg: str, doc: str, pos: int) -> ValueError:
@@ -72,6 +95,64 @@ def loads(text: str) -> Any:
     if end != n:
         raise _fail("Extra data", text, end)
     return value
+
+
+def loads_strict(text: str) -> tuple[Any, int]:
+    """Like ``loads``, but every number JSON cannot represent (``NaN``, ``Infinity``,
+    ``-Infinity``, or an overflowing literal such as ``1e999``) comes back as the string it was
+    written as. Returns ``(value, how many were replaced)``: whatever is parsed here can be
+    written back as strict JSON.
+
+    Raises ``RecursionError`` for nesting deeper than the interpreter's recursion limit.
+    """
+    _replaced[0] = 0
+    if not _AVAILABLE:  # pragma: no cover
+        import json
+
+        value = json.loads(text, parse_constant=_nonfinite, parse_float=_float)
+        return value, _replaced[0]
+    n = len(text)
+    i = 0
+    while i < n and text[i] in _WS:
+        i += 1
+    try:
+        value, end = _scan_strict(text, i)
+    except StopIteration as exc:
+        raise _fail("Expecting value", text, exc.value) from None
+    except SystemError:
+        import json  # to raise the precise syntax error (see ``loads``)
+
+        value = json.loads(text, parse_constant=_nonfinite, parse_float=_float)
+        return value, _replaced[0]
+    while end < n and text[end] in _WS:
+        end += 1
+    if end != n:
+        raise _fail("Extra data", text, end)
+    return value, _replaced[0]
+
+
+def shape_problem(value: Any, max_depth: int, max_items: int) -> str | None:
+    """Why ``value`` is too deep or too big to walk (``None`` when it is not); iterative, and
+    it stops as soon as a limit is passed, so it costs at most ``max_items`` steps."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    items = 0
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > max_depth:
+            return f"nested deeper than {max_depth} levels"
+        items += len(children)
+        if items > max_items:
+            return f"more than {max_items} elements"
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+    return None
 
 
 def parse_or_none(text: str) -> Any:

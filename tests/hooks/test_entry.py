@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import stat
@@ -11,6 +12,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import TRAIL, read_trace_lines, run_hook
 
@@ -347,9 +350,10 @@ def test_a_secret_in_the_session_id_never_becomes_a_path(trail_home: Path) -> No
     assert token[4:20].encode() not in all_bytes(trail_home)  # trail.db included
 
 
-def test_scrub_failure_writes_a_stub_with_nothing_from_the_payload(trail_home: Path) -> None:
+def test_a_corrupt_key_is_replaced_and_the_secret_still_redacted(trail_home: Path) -> None:
+    """A corrupt key no longer turns events into scrub-error stubs (issue 8, item 5)."""
     trail_home.mkdir(parents=True, exist_ok=True)
-    (trail_home / "scrub.key").write_bytes(b"short")  # a corrupt key: redaction must fail
+    (trail_home / "scrub.key").write_bytes(b"short")
     token = gh_token("Z1x2C3v4B5n6M7a8")
     started = time.monotonic()
     done = run_hook(
@@ -361,12 +365,35 @@ def test_scrub_failure_writes_a_stub_with_nothing_from_the_payload(trail_home: P
         }
     )
     assert done.returncode == 0 and done.stdout == b""
-    assert time.monotonic() - started < 5  # fails at once, no waiting for a key race
+    assert time.monotonic() - started < 5  # no waiting for a key race
+    [ev] = read_trace_lines(trail_home)
+    assert ev["session_id"] == "s-stub" and ev["redactions"] == {"github-token": 1}
+    assert token[4:20].encode() not in all_bytes(trail_home)
+    assert len((trail_home / "scrub.key").read_bytes()) == 32
+    assert any("5 bytes, not 32" in str(e["error"]) for e in errors(trail_home))
+
+
+def test_scrub_failure_writes_a_stub_with_nothing_from_the_payload(
+    trail_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the scrubber itself fails, the event is a stub with nothing from the payload."""
+    from hooks import entry
+    from trace_ingest.errors import ScrubError
+    from trace_ingest.scrub import Scrubber
+
+    def broken(self: Scrubber, value: object) -> tuple[object, dict[str, int]]:
+        raise ScrubError("scrubbing failed: boom")
+
+    monkeypatch.setattr(Scrubber, "scrub_value", broken)
+    token = gh_token("Z1x2C3v4B5n6M7a8")
+    payload = {**BASE, "session_id": "s-stub", "hook_event_name": "UserPromptSubmit"}
+    payload["prompt"] = f"push with {token}"
+    entry.run("claude-code", io.BytesIO(json.dumps(payload).encode()))
     [ev] = read_trace_lines(trail_home)
     assert ev["extra"] == {"scrub_error": "ScrubError", "payload": "[SCRUB-ERROR]"}
     assert ev["session_id"] == "_scrub-error" and "text" not in ev
     assert token[4:20].encode() not in all_bytes(trail_home)
-    assert any("corrupt" in str(e["error"]) for e in errors(trail_home))
+    assert any("boom" in str(e["error"]) for e in errors(trail_home))
 
 
 def test_bad_config_values_fall_back_and_are_logged_once(trail_home: Path) -> None:
