@@ -2,7 +2,8 @@
 
 An operation is CLEO's ``domain.operation`` (``session.list``, ``tasks.find``, ``tasks.add``,
 ``admin.help``...) with its params, success, whether it failed with ``E_NOT_FOUND``, and the
-gateway it went through (MCP ``query`` / ``mutate``, or the ``cli``). Sources:
+CQRS gateway it went through (``query`` / ``mutate``: the MCP tool's name, or for a ``ct``
+command line the operation's kind, as CLEO's CLI dispatches and audits it). Sources:
 
 - MCP tool calls of a server whose name contains ``cleo`` (``mcp__cleo__cleo_query`` with
   ``{domain, operation, params}``; a tool named ``tasks_find`` also works);
@@ -319,9 +320,14 @@ def ops_from_steps(steps: Iterable[Step], contents: Contents | None = None) -> l
             command = args.get("command")
             if isinstance(command, str) and ("ct" in command or "cleo" in command):
                 for domain, operation, params in parse_cli(command):
+                    # CLEO's CLI dispatches through the same CQRS gateways as MCP and its
+                    # audit records them (metadata.gateway query / mutate).
+                    gateway = "query" if operation in QUERY_OPS else "mutate"
                     ops.append(
                         _outcome(
-                            Op(domain, operation, params, gateway="cli", origin="cli"), step, status
+                            Op(domain, operation, params, gateway=gateway, origin="cli"),
+                            step,
+                            status,
                         )
                     )
     return ops

@@ -12,7 +12,7 @@ Points and deductions are the seed's tables:
 - S4 Error protocol: 20, -5 per E_NOT_FOUND not followed by tasks.find / tasks.exists within the
   next 5 operations, -5 when duplicate tasks were created (same title), floor 0.
 - S5 Progressive disclosure: 10 admin.help or a skill lookup (tools.skill.show/list,
-  skills.show/list); 10 a query-gateway call
+  skills.show/list); 10 a query-gateway call (ct-grade's ``metadata.gateway === 'query'``)
   (progressive disclosure for programmatic access).
 
 Unlike CLEO, a criterion the operation stream cannot see is *unscored*, not zero (CLEO issue
@@ -349,14 +349,20 @@ def s5_help(ctx: CleoCtx) -> Atom:
     return _atom("cleo.S5.help_or_skill", 0, 10, [], "no admin.help or skill lookup calls")
 
 
-def s5_mcp_query(ctx: CleoCtx) -> Atom:
+def s5_query_gateway(ctx: CleoCtx) -> Atom:
+    """ct-grade: any operation whose gateway is ``query`` (MCP cleo_query, or a read through
+    CLEO's CLI, which dispatches through the query gateway)."""
     queries = [o for o in ctx.ops if o.gateway in ("query", "cleo_query")]
     if queries:
         return _atom(
-            "cleo.S5.mcp_query", 10, 10, _ids(queries), f"MCP query gateway used {len(queries)}x"
+            "cleo.S5.query_gateway",
+            10,
+            10,
+            _ids(queries),
+            f"query gateway used {len(queries)}x",
         )
     ctx.flags.append(CleoFlag("S5", FLAG_NO_DISCLOSURE))
-    return _atom("cleo.S5.mcp_query", 0, 10, [], "no MCP query-gateway calls")
+    return _atom("cleo.S5.query_gateway", 0, 10, [], "no query-gateway calls")
 
 
 # ───────────────────────────── the rubric ─────────────────────────────
@@ -383,7 +389,7 @@ def checks(stream: OpStream) -> list[FnCheck[CleoCtx]]:
         ),
         _check("cleo.S4.error_protocol", 20, {"errors", "queries", "params"}, s4_errors),
         _check("cleo.S5.help_or_skill", 10, {"queries"}, s5_help),
-        _check("cleo.S5.mcp_query", 10, {"gateway"}, s5_mcp_query),
+        _check("cleo.S5.query_gateway", 10, {"gateway"}, s5_query_gateway),
     ]
 
 

@@ -75,7 +75,7 @@ def test_mcp_and_shell_steps_with_outcomes() -> None:
     assert [(o.name, o.gateway, o.success, o.not_found, o.evidence) for o in ops] == [
         ("tasks.show", "query", False, True, "e1"),
         ("tasks.add", "mutate", True, False, "e2"),
-        ("tasks.exists", "cli", False, False, "e3"),
+        ("tasks.exists", "query", False, False, "e3"),  # CLEO's CLI reads via the query gateway
     ]
 
 
