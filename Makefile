@@ -1,5 +1,7 @@
 # Two entry points: `make demo` and `make test`. Each builds .venv from nothing when needed.
 PYTHON ?= python3
+# Extra pytest arguments, e.g. PYTEST_ARGS='-m "not samples"' where shared/ is absent.
+PYTEST_ARGS ?=
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -29,7 +31,7 @@ test: $(STAMP) harnesses
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 # Only the real-harness rig (docs/testing.md).
 test-harness: $(STAMP) harnesses
