@@ -222,7 +222,9 @@ def s2_show(ctx: CleoCtx) -> Atom:
 
 
 def _adds(ops: list[Op]) -> list[Op]:
-    return [o for o in ops if _is(o, "tasks", "add") and o.success is not False]
+    """Tasks created: tasks.add calls known to have succeeded (ct-grade: result.success). A
+    failed add created nothing; one whose outcome is unknown is not known to have."""
+    return [o for o in ops if _is(o, "tasks", "add") and o.success is True]
 
 
 def _parent_checked(ops: list[Op], upto: int, parent: Any) -> bool:
