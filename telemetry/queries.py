@@ -41,8 +41,10 @@ def open_synced(home: str | None = None, *, wait: bool = False) -> tuple[Databas
     report = sync(db, home, idle, wait=wait)
     if report.busy:
         sys.stderr.write(f"note: {BUSY_NOTE}\n")
-    if reconcile_closed(db, home).events_written:
-        sync(db, home, idle, wait=wait)  # mirror what the transcripts added
+    # Reading transcripts only appends to trace files (the DB is only read here); the sync
+    # after it mirrors what they added. Skipped while another writer is busy: next time.
+    if not report.busy and reconcile_closed(db, home).events_written:
+        sync(db, home, idle, wait=wait)
     return db, report
 
 
