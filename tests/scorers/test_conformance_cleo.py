@@ -216,7 +216,7 @@ def _grade(stream: OpStream) -> CleoResult:
 def _scores(result: CleoResult) -> Dims:
     d = result.dimensions
     names = ("sessionDiscipline", "discoveryEfficiency", "taskHygiene", "errorProtocol")
-    return (*(d[n]["score"] for n in names), d["disclosureUse"]["score"])  # type: ignore[return-value]
+    return (*(d[n]["score"] for n in names), d["disclosureUse"]["score"])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
