@@ -62,6 +62,18 @@ def test_millions_of_empty_objects_and_numbers(trail_home: Path) -> None:
     assert_bounded_stub(trail_home, "more than 100000 elements")
 
 
+def test_tiny_containers_just_under_the_pre_scan_size(trail_home: Path) -> None:
+    """Below PRESCAN_BYTES nothing is counted: the parse runs and the walk is bounded."""
+    from hooks.entry import PRESCAN_BYTES
+
+    n = (PRESCAN_BYTES - 200) // 3
+    payload = HEAD + b'"tool_input": [' + b"[]," * n + b"[]]}"
+    assert len(payload) <= PRESCAN_BYTES
+    done, cpu = timed_hook(payload)
+    assert done.returncode == 0 and cpu < 1.0, f"{cpu:.2f} s of CPU"
+    assert_bounded_stub(trail_home, "more than 100000 elements")
+
+
 def test_sixteen_mib_of_nesting(trail_home: Path) -> None:
     n = CAP // 2 - 200
     payload = HEAD + b'"tool_input": ' + b"[" * n + b"]" * n + b"}"
