@@ -15,7 +15,6 @@ from tests.adversarial._hook import (
     all_bytes,
     errors,
     fill,
-    rand,
     run_raw,
     secrets,
     small_disk,
@@ -264,4 +263,3 @@ def test_a_full_disk_loses_events_with_a_record(tmp_path: Path) -> None:
         logged = [e for e in errors(home) if e["stage"] == "lost"]
         assert logged and str(logged[-1]["error"]).startswith("3 event(s)")
         assert not [e for e in read_errors(str(home)) if e["stage"] == "lost" and e["ts"] is None]
-        assert rand(1, 4)  # (the helper module is shared with the other attack tests)
