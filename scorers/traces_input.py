@@ -103,7 +103,9 @@ def _step(idx: int, obj: dict[str, Any], run_id: str, has_ok: bool) -> Step:
         }
     tool = str(obj.get("tool") or obj.get("tool_name") or "")
     number = obj.get("step", idx)
-    number = number if isinstance(number, int) else idx
+    if isinstance(number, str) and number.strip().isdigit():
+        number = int(number)  # as the engine's int(step)
+    number = number if isinstance(number, int) and not isinstance(number, bool) else idx
     ok = ok_value(obj.get("ok")) if has_ok else None
     return Step(
         index=number,
