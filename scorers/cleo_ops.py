@@ -441,7 +441,7 @@ def _audit_blind(
     if not params:
         blind["params"] = ("cannot-provide", f"{where} records no operation params")
     if not gateway:
-        blind["gateway"] = ("cannot-provide", f"{where} records no gateway (MCP query/mutate)")
+        blind["gateway"] = ("cannot-provide", f"{where} records no gateway (query/mutate)")
     return blind
 
 

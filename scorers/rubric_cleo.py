@@ -38,7 +38,7 @@ from scorers.contents import NOTHING
 from telemetry.lifecycle import to_epoch
 
 RUBRIC = "cleo"
-RUBRIC_VERSION = "cleo-5x20/1 (seed 000, ct-grade)"
+RUBRIC_VERSION = "cleo-5x20/2 (seed 000, ct-grade)"
 LEVEL = "L1"
 RECOVERY_WINDOW = 5
 
