@@ -371,3 +371,25 @@ def test_item12_same_timestamp_counts_as_before() -> None:
         [_op("tasks.find", ts=t, query="x"), _op("session.list", ts="2026-05-24T08:00:00.001Z")]
     )
     assert next(a for a in later.atoms if a.check == "cleo.S1.session_list_first").earned == 0
+
+
+def test_item04_stored_sidechain_events_graded_end_to_end(trail_home: Path) -> None:
+    from tests.scorers.conftest import stored_event, tool, write_session
+
+    sid = "sess-side"
+    side = {"extra": {"isSidechain": True}, "parent_call_id": "task1"}
+    cmd = {"command": "make"}
+    write_session(
+        trail_home,
+        [
+            stored_event(sid, "session_start"),
+            *tool(sid, "Bash", "m1", "shell", cmd, "failed"),
+            *tool(sid, "Bash", "s1", "shell", cmd, "failed", **side),
+            *tool(sid, "Bash", "m2", "shell", cmd, "failed"),
+            stored_event(sid, "session_end"),
+        ],
+    )
+    res = invoke("eval", "score", "--session", sid, "--level", "L1", "--json", "--no-ledger")
+    atoms = {a["check"]: a["status"] for a in json.loads(res.stdout)["grades"][0]["atoms"]}
+    # main lane: failed, failed (2, not > 2); the sidechain's failure is its own lane.
+    assert atoms["retry_storm"] == "pass"
