@@ -18,7 +18,7 @@ import click
 
 from telemetry import queries
 from trace_ingest.errors import TrailError
-from trace_ingest.paths import HARNESSES, capture_off_path, ensure_home, trail_home
+from trace_ingest.paths import HARNESSES, capture_off_path, ensure_home, home_problems, trail_home
 from trace_ingest.registry import SCOPES, is_trail_command, settings_path, trail_executable
 from trace_ingest.settings_io import handlers, own_executable, read_settings
 from trace_ingest.store import read_errors
@@ -210,12 +210,14 @@ def _check_store(home: str, report: Report) -> None:
         probe = os.path.join(home, f".doctor-{os.getpid()}")
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         os.remove(probe)
+        refused = home_problems(home)  # exactly why the hook would refuse the data dir
         report.checks.append(
             Check(
                 "data dir",
-                mode & 0o077 == 0,
+                mode & 0o077 == 0 and not refused,
                 f"{home} writable, mode {mode:o}"
-                + ("" if mode & 0o077 == 0 else " (should be 700)"),
+                + ("" if mode & 0o077 == 0 else " (should be 700)")
+                + "".join(f"; {why}: the hook records nothing there" for why in refused),
             )
         )
     except OSError as exc:

@@ -2,7 +2,8 @@
 
 Subcommands are named as ``"module:attribute"`` strings and imported only when run, so
 ``trail sessions`` never pays for the scorers, and no package imports another upward
-(ARCHITECTURE.md). Library errors (``TrailError``) become one-line messages with exit code 1.
+(ARCHITECTURE.md). Library errors (``TrailError``) and operating-system errors (a full disk,
+a path the data dir refuses) become one-line messages with exit code 1.
 
 Exit codes: 0 success; 1 error (bad input, store or config problem, grader error);
 2 usage error (click); 3 gate failure (corrupt-success or flaky); 4 insufficient data.
@@ -88,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
+    except OSError as exc:
+        # A full disk, a refused path in the data dir (paths.UnsafePath), a permission: say
+        # which file and why, never a traceback.
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        click.echo(f"Error: {where}{exc.strerror or exc}", err=True)
+        return 1
     # With standalone_mode=False click returns a command's ctx.exit(code) as the value.
     return code if isinstance(code, int) else 0
 

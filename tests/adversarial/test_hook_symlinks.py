@@ -134,6 +134,11 @@ def test_a_data_dir_owned_by_another_user_is_not_used(trail_home: Path) -> None:
     doc = subprocess.run([TRAIL, "doctor", "--json"], capture_output=True, text=True)
     hook_errors = json.loads(doc.stdout)["hook_errors"]
     assert any("owned by uid 65534" in str(e["error"]) for e in hook_errors)
+    # doctor's own data-dir check fails too, for the same reason, and doctor exits 1
+    checks = {c["name"]: c for c in json.loads(doc.stdout)["checks"]}
+    assert checks["data dir"]["ok"] is False
+    assert "owned by uid 65534" in checks["data dir"]["detail"]
+    assert doc.returncode == 1
 
 
 def test_the_normal_case_still_records(trail_home: Path) -> None:
