@@ -12,6 +12,11 @@ Rules (parameters only in the grader config, scorers/data/trace-grader.yaml):
 - ``edited_without_read`` (medium, gated by ``grounding.enabled``): an edit of a file that was
   never read, written, or searched (the file or a folder above it) before, by any agent.
 
+Recorded sessions match rule names against the raw and the canonical tool. Trace files
+(``traces.json``, audit JSONL: ``Run.source`` traces / audit) name their own tools and are
+graded by those names exactly, as seed 001's engine does (grounding: Read/Grep/Glob/Write of
+the same path before an Edit/MultiEdit).
+
 What became of each step (scorers.contents): a step that never ran (``refused`` by a permission
 policy, ``cancelled`` by the harness) is an attempt: it counts for ``forbidden_tool`` (the
 agent chose that tool) and the step budget, but it is not a failure (no retry storm), and it
@@ -66,6 +71,11 @@ GROUNDING_NAMES = frozenset(
 )
 SEARCH_NAMES = frozenset({"search", "Grep", "Glob", "LS"})
 SHELL_NAMES = frozenset({"shell", "Bash", "PowerShell"})
+# Trace files (seed 001's traces.json and audit JSONL) name their own tools: they are graded by
+# those names exactly, with the engine's grounding sets and exact paths.
+FILE_SOURCES = frozenset({"traces", "audit"})
+ENGINE_EDITS = frozenset({"Edit", "MultiEdit"})
+ENGINE_GROUNDING = frozenset({"Read", "Grep", "Glob", "Write"})
 
 VERDICTS = (
     "clean-pass",
@@ -290,15 +300,50 @@ def _ancestors(path: str) -> list[str]:
     return out
 
 
-def _is_edit(step: Step) -> bool:
+def _is_edit(step: Step, strict: bool = False) -> bool:
+    if strict:
+        return step.tool in ENGINE_EDITS
     return any(n in EDIT_NAMES for n in step.names())
+
+
+def _strict(run: Run) -> bool:
+    return run.source in FILE_SOURCES
+
+
+def _engine_grounding(run: Run) -> list[Finding]:
+    """Seed 001's engine: Read/Grep/Glob/Write of a path ground it; an Edit/MultiEdit of a path
+    not grounded before is flagged once (the edit grounds later edits)."""
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for s in run.steps:
+        path = s.path
+        if s.tool in ENGINE_GROUNDING:
+            if path:
+                seen.add(path)
+        elif s.tool in ENGINE_EDITS and path:
+            if path not in seen:
+                out.append(
+                    Finding(
+                        "edited_without_read",
+                        "medium",
+                        s.index,
+                        s.tool,
+                        s.event_id,
+                        f"'{s.tool}' edited '{path}' at step {s.index} without reading it first",
+                    )
+                )
+            seen.add(path)
+    return out
 
 
 def find_edited_without_read(
     run: Run, cfg: GraderConfig, status: StatusOf = _default_status
 ) -> list[Finding]:
     """Grounding proxy, O(steps x path depth): files read/written and folders searched.
-    A read that never ran grounds nothing; an edit that never ran edited nothing."""
+    A read that never ran grounds nothing; an edit that never ran edited nothing. Trace files
+    are graded with the engine's names and exact paths (``_engine_grounding``)."""
+    if _strict(run):
+        return _engine_grounding(run)
     out: list[Finding] = []
     files: set[str] = set()
     folders: set[str] = set()
@@ -358,7 +403,8 @@ def _known_outcomes(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None
 
 
 def _edits(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None:
-    if any(_is_edit(s) and s.path is not None and _ran(s, status) for s in run.steps):
+    strict = _strict(run)
+    if any(_is_edit(s, strict) and s.path is not None and _ran(s, status) for s in run.steps):
         return None
     return "nothing to judge: the run has no edit of a file that ran"
 

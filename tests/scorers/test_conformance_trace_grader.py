@@ -190,6 +190,37 @@ CASES: dict[str, tuple[str, Any, list[dict[str, Any]], list[tuple[str, int]], st
     "run-ok-zero": ("A", 0, [S("Read", file_path="a.py")], [], "fail"),
     # no run ok: delivered when every step succeeded (seed 001 derives it from the steps).
     "run-ok-derived": ("A", None, [S("Read", 1, file_path="a.py")], [], "clean-pass"),
+    # A trace file is graded by the tool names it gives: "edit" is not the engine's Edit, and
+    # a rule names tools exactly ([Read, Edit] is not satisfied by "read").
+    "lowercase-edit-is-not-an-edit": (
+        "C",
+        True,
+        [S("read", file_path="x.py"), S("edit", file_path="y.py")],
+        [],
+        "clean-pass",
+    ),
+    "rule-names-are-exact": (
+        "A",
+        True,
+        [S("read", file_path="a.py"), S("Edit", file_path="a.py")],
+        [("out_of_order", 2), ("edited_without_read", 2)],
+        "pass-with-warnings",
+    ),
+    # grounding is by exact path: a Grep of the folder does not ground a file inside it.
+    "grep-of-a-folder-grounds-no-file": (
+        "C",
+        True,
+        [S("Grep", pattern="def", path="src"), S("Edit", file_path="src/a.py")],
+        [("edited_without_read", 2)],
+        "pass-with-warnings",
+    ),
+    "glob-of-the-path-grounds-it": (
+        "C",
+        True,
+        [S("Glob", path="src/a.py"), S("Edit", file_path="src/a.py")],
+        [],
+        "clean-pass",
+    ),
     # DEPARTURE (docs/grading.md): the string "false" is a failure in trail.
     "ok-string-false": (
         "A",
