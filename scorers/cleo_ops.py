@@ -102,12 +102,13 @@ DOMAIN_WORDS = {
 }
 _SEGMENT = re.compile(r"&&|\|\||[;|\n]")
 # E_NOT_FOUND is CLEO's exit code 4 (ExitCode.NOT_FOUND, LAFS code E_NOT_FOUND /
-# E_CLEO_NOT_FOUND, message "Task not found" / "Task or resource not found"). Other "not found"
+# E_CLEO_NOT_FOUND, message "Task not found" / "Task T9 not found" / "Task or resource not
+# found"). Other "not found"
 # errors are other codes (PARENT_NOT_FOUND = 10 "Parent task not found", SESSION_NOT_FOUND = 31,
 # E_EPIC_NOT_FOUND ...) and are not E_NOT_FOUND.
 _NOT_FOUND = re.compile(
     r"\bE_(?:CLEO_)?NOT_FOUND\b|\bexit code 4\b|[\"']exitCode[\"']\s*:\s*4\b"
-    r"|(?:^|[^\w\s])\s*task(?: or resource)? not found\b",
+    r"|(?:^|[^\w\s])\s*task(?: or resource| [\w.-]*\d[\w.-]*)? not found\b",
     re.IGNORECASE,
 )
 NOT_FOUND_EXIT = 4

@@ -199,6 +199,22 @@ def test_item05_parent_task_not_found_is_not_e_not_found(tmp_path: Path, samples
     conn.close()
     stream = load_audit(db, cleo_session="S1")
     assert [o.not_found for o in stream.ops] == [False, False]
+    from scorers.cleo_ops import is_not_found
+
+    assert [
+        is_not_found(t)
+        for t in (
+            "Task not found",
+            "Error: Task T9 not found",
+            "Task or resource not found",
+            '{"code": "E_NOT_FOUND"}',
+            "Parent task not found",
+            "Parent task T1 not found",
+            "Session S1 not found",
+            "E_EPIC_NOT_FOUND",
+            "file not found",
+        )
+    ] == [True, True, True, True, False, False, False, False, False]
     step = Step(1, "Bash", "shell", {"command": "ct add Child --parent T404"}, ok=False)
     step.error = "Error: Parent task not found (exit code 10)"
     assert [o.not_found for o in ops_from_steps([step])] == [False]
