@@ -437,7 +437,8 @@ def _bracket(merged: list[dict[str, Any]], when: list[float]) -> None:
             lane = (agent, str(pid))
             turn_lo[lane] = min(turn_lo.get(lane, t), t)
             turn_hi[lane] = max(turn_hi.get(lane, t), t)
-        if agent and kind not in ("subagent_start", "subagent_stop"):
+        # A task notification names the subagent it reports on, but is the parent's turn.
+        if agent and kind not in ("subagent_start", "subagent_stop", "notification"):
             agent_lo[agent] = min(agent_lo.get(agent, t), t)
             agent_hi[agent] = max(agent_hi.get(agent, t), t)
     for i, ev in enumerate(merged):

@@ -598,6 +598,19 @@ def test_2_1_328_background_and_foreground_agents(trail_home: Path) -> None:
     assert {"cost-state", "tools-used", "atis-latch", "last-prompt", "queue-operation"} <= quiet
 
 
+def test_2_1_328_instructions_attachments_are_guides_loaded(trail_home: Path) -> None:
+    ev = load(trail_home, CC_2_1_328 / "subagents")
+    # One `attachment` line of type instructions ({files: [{path: .../CLAUDE.md, ...}]}) in
+    # the main file and one in each agent file: the rule file reached each agent's context.
+    guides = {(e.get("agent_id"), e["path"]) for e in kinds(ev, "guide_loaded")}
+    claude_md = "/tmp/rig-captures/subagents/project/CLAUDE.md"
+    assert guides == {
+        (None, claude_md),
+        ("a488e6070544204e8", claude_md),
+        ("af3694ec84e9ecb50", claude_md),
+    }
+
+
 def test_2_1_328_parallel_calls_and_failures(trail_home: Path) -> None:
     ev = load(trail_home, CC_2_1_328 / "parallel_and_failure")
     # Read + Bash in one message (both ok), then a failing Bash (exit 2), then Read of a

@@ -802,6 +802,17 @@ class _FileState:
         if isinstance(att, dict) and att.get("type") == "nested_memory":
             ev = self._other(rec, 0, kind="guide_loaded")
             ev["path"] = _str(att.get("path"))
+        elif isinstance(att, dict) and att.get("type") == "instructions":
+            # The rule files in context from the start (CLAUDE.md & co.): 2.1.328 writes
+            # {files: [{path, type, content}]}, earlier releases one {path, type, content}
+            # (real-harnesses.md §3.4). One guide_loaded per file, at the transcript's time.
+            files = att.get("files") if isinstance(att.get("files"), list) else [att]
+            guides = [f for f in files if isinstance(f, dict) and _str(f.get("path"))]
+            if not guides:
+                self._other(rec, 0)
+            for index, guide in enumerate(guides):
+                ev = self._other(rec, index, kind="guide_loaded")
+                ev["path"] = _str(guide.get("path"))
         elif isinstance(att, dict) and att.get("type") == "queued_command":
             # What the user typed while the agent was busy (or a background task's result),
             # handed to the agent inside the running turn.
