@@ -806,7 +806,8 @@ class _FileState:
             # The rule files in context from the start (CLAUDE.md & co.): 2.1.328 writes
             # {files: [{path, type, content}]}, earlier releases one {path, type, content}
             # (real-harnesses.md §3.4). One guide_loaded per file, at the transcript's time.
-            files = att.get("files") if isinstance(att.get("files"), list) else [att]
+            listed = att.get("files")
+            files: list[Any] = listed if isinstance(listed, list) else [att]
             guides = [f for f in files if isinstance(f, dict) and _str(f.get("path"))]
             if not guides:
                 self._other(rec, 0)
