@@ -6,7 +6,6 @@ Only Claude Code is wired today; the other harness ids are reserved for later re
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -67,22 +66,10 @@ def is_trail_command(command: Any, harness: str) -> bool:
     return bool(found and found.group("harness") == harness)
 
 
-def read_settings(path: str) -> dict[str, Any]:
-    """The settings object at ``path`` ({} when the file does not exist)."""
-    if not os.path.exists(path):
-        return {}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise InstallError(f"cannot read {path}: {exc}; fix or move it, then retry") from exc
-    if not isinstance(data, dict):
-        raise InstallError(f"{path} does not hold a JSON object")
-    return data
-
-
 def registered_commands(settings: dict[str, Any], harness: str) -> dict[str, list[str]]:
-    """Event name -> trail commands registered for it in a Claude Code settings object."""
+    """Event name -> commands that mention ``trail hook <harness>`` in a settings object
+    (read with ``trace_ingest.settings_io.read_settings``, which bounds what it reads). A
+    mention is not proof of trail's own entry: ``settings_io`` recognises the exact form."""
     found: dict[str, list[str]] = {}
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
