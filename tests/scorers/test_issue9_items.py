@@ -409,3 +409,55 @@ def test_item04_stored_sidechain_events_graded_end_to_end(trail_home: Path) -> N
     atoms = {a["check"]: a["status"] for a in json.loads(res.stdout)["grades"][0]["atoms"]}
     # main lane: failed, failed (2, not > 2); the sidechain's failure is its own lane.
     assert atoms["retry_storm"] == "pass"
+
+
+def test_item07_session_with_its_audit_grades_as_the_audit_alone(
+    trail_home: Path, tmp_path: Path
+) -> None:
+    from tests.scorers.conftest import stored_event, tool, write_session
+
+    sid = "sess-cleo-audit"
+    commands = [
+        ("ct session list", "session", "list", {}),
+        ("ct find login", "tasks", "find", {"query": "login"}),
+        ("ct show T1", "tasks", "show", {"taskId": "T1"}),
+        ("ct --help", "admin", "help", {}),
+        (
+            'ct add "Login form" --description d',
+            "tasks",
+            "add",
+            {"title": "Login form", "description": "d"},
+        ),
+        ("ct session end", "session", "end", {}),
+    ]
+    events = [stored_event(sid, "session_start", ts="2026-05-24T08:00:00.000000Z")]
+    audit = []
+    for i, (cmd, domain, operation, params) in enumerate(commands, 1):
+        ts = f"2026-05-24T08:00:{i:02d}.000000Z"
+        events += tool(sid, "Bash", f"b{i}", "shell", {"command": cmd}, ts=ts)
+        audit.append(
+            {
+                "timestamp": ts,
+                "sessionId": "C1",
+                "domain": domain,
+                "operation": operation,
+                "params": params,
+                "result": {"success": True, "exitCode": 0, "duration": 1},
+                "metadata": {"gateway": "mutate" if operation in ("add", "end") else "query"},
+            }
+        )
+    events.append(stored_event(sid, "session_end", ts="2026-05-24T08:00:09.000000Z"))
+    write_session(trail_home, events)
+    path = _jsonl(tmp_path, audit)
+    both = invoke(
+        "eval", "score", "--session", sid, "--rubric", "cleo", "--level", "L1",
+        "--audit", path, "--audit-session", "C1", "--json", "--no-ledger",
+    )  # fmt: skip
+    alone = invoke(
+        "eval", "score", "--audit", path, "--audit-session", "C1", "--rubric", "cleo",
+        "--json", "--no-ledger",
+    )  # fmt: skip
+    rec = next(g for g in json.loads(both.stdout)["grades"] if g["rubric"] == "cleo")
+    solo = json.loads(alone.stdout)["grades"][0]
+    assert (solo["totalScore"], solo["maxScore"]) == (100, 100)
+    assert (rec["totalScore"], rec["maxScore"], rec["entryCount"]) == (100, 100, 6)
