@@ -42,6 +42,7 @@ try:
 
         parse_constant = staticmethod(lambda name: _nonfinite(name))  # type: ignore[assignment]
         parse_float = staticmethod(lambda text: _float(text))  # type: ignore[assignment]
+        parse_int = staticmethod(lambda text: _int(text))  # type: ignore[assignment]
 
     _scan_strict = _c.make_scanner(_StrictContext())  # type: ignore[arg-type]
 except (ImportError, AttributeError):  # pragma: no cover - interpreters without _json
@@ -61,6 +62,27 @@ def _float(text: str) -> Any:
     if value - value != 0:  # inf (1e999) or nan
         return _nonfinite(text)
     return value
+
+
+_INT_MIN = -(1 << 63)
+_INT_MAX = (1 << 64) - 1
+
+
+def _int(text: str) -> Any:
+    """An integer literal, or the text itself when the mirror could not hold it exactly.
+
+    The mirror's reader (orjson) takes integers from -2**63 to 2**64-1; past that it reads a
+    float, and past about 309 digits infinity, which it rejects, so the line would be
+    quarantined. Python itself refuses to convert more than 4,300 digits. Such literals are
+    kept as the text they were written as (and counted, as non-finite numbers are).
+    """
+    if len(text) < 19:
+        return int(text)
+    if len(text) <= 21:
+        value = int(text)
+        if _INT_MIN <= value <= _INT_MAX:
+            return value
+    return _nonfinite(text)
 
 
 def _fail(msg: str, doc: str, pos: int) -> ValueError:
@@ -99,8 +121,9 @@ def loads(text: str) -> Any:
 
 def loads_strict(text: str) -> tuple[Any, int]:
     """Like ``loads``, but every number JSON cannot represent (``NaN``, ``Infinity``,
-    ``-Infinity``, or an overflowing literal such as ``1e999``) comes back as the string it was
-    written as. Returns ``(value, how many were replaced)``: whatever is parsed here can be
+    ``-Infinity``, or an overflowing literal such as ``1e999``), and every integer outside
+    -2**63..2**64-1 (``_int``), comes back as the string it was written as.
+    Returns ``(value, how many were replaced)``: whatever is parsed here can be
     written back as strict JSON.
 
     Raises ``RecursionError`` for nesting deeper than the interpreter's recursion limit.
@@ -109,7 +132,7 @@ def loads_strict(text: str) -> tuple[Any, int]:
     if not _AVAILABLE:  # pragma: no cover
         import json
 
-        value = json.loads(text, parse_constant=_nonfinite, parse_float=_float)
+        value = json.loads(text, parse_constant=_nonfinite, parse_float=_float, parse_int=_int)
         return value, _replaced[0]
     n = len(text)
     i = 0
@@ -122,7 +145,7 @@ def loads_strict(text: str) -> tuple[Any, int]:
     except SystemError:
         import json  # to raise the precise syntax error (see ``loads``)
 
-        value = json.loads(text, parse_constant=_nonfinite, parse_float=_float)
+        value = json.loads(text, parse_constant=_nonfinite, parse_float=_float, parse_int=_int)
         return value, _replaced[0]
     while end < n and text[end] in _WS:
         end += 1
