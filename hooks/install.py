@@ -29,7 +29,13 @@ from typing import Any
 
 from trace_ingest.errors import InstallError
 from trace_ingest.registry import CLAUDE_EVENTS, is_trail_command, settings_path, trail_executable
-from trace_ingest.settings_io import handlers, own_command, own_executable, read_settings
+from trace_ingest.settings_io import (
+    MAX_SETTINGS_BYTES,
+    handlers,
+    own_command,
+    own_executable,
+    read_settings,
+)
 
 HOOK_TIMEOUT_SECONDS = 10
 NEW_FILE_MODE = 0o600
@@ -147,7 +153,20 @@ def uninstall(harness: str, scope: str, project_dir: str | None = None) -> Chang
 
 
 def _target(path: str, scope: str, project_dir: str | None) -> str:
-    """The file to read and write for ``path``: itself, or a symlink's target."""
+    """The file to read and write for ``path``: itself, or a symlink's target.
+
+    With the project scope, what ``path`` resolves to must lie inside the project, whichever
+    component is the link (``settings.json``, or ``.claude/`` itself pointing elsewhere).
+    """
+    if scope == "project":
+        root = os.path.realpath(os.path.abspath(project_dir or os.getcwd()))
+        where = os.path.realpath(path)
+        if os.path.commonpath([root, where]) != root:
+            raise InstallError(
+                f"{path} resolves to {where}, outside the project {root} (a symlinked"
+                " folder or file); refusing to write there (edit that file yourself, or"
+                " replace the link)"
+            )
     if not os.path.islink(path):
         return path
     real = os.path.realpath(path)
@@ -193,6 +212,11 @@ def _write(path: str, settings: dict[str, Any]) -> str | None:
             f" write {os.path.basename(path)} there"
         )
     content = (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if len(content) > MAX_SETTINGS_BYTES:  # it could never be read back (settings_io)
+        raise InstallError(
+            f"{path} would be {len(content)} bytes, more than a settings file can be"
+            f" ({MAX_SETTINGS_BYTES} bytes); not changed"
+        )
     tmp = os.path.join(
         folder, f".{os.path.basename(path)}.trail-tmp-{os.getpid()}-{time.time_ns()}"
     )
