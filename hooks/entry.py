@@ -253,7 +253,12 @@ def _write(
     lost = take_lost(home)
     if lost:
         count, first, last, reason = lost
-        message = f"{count} event(s) could not be written ({reason}) between {first} and {last}"
+        if count < 0:  # the record itself could not be made: how many is unknown
+            message = (
+                f"an unknown number of event(s) could not be written ({reason}), the last at {last}"
+            )
+        else:
+            message = f"{count} event(s) could not be written ({reason}) between {first} and {last}"
         _log(home, harness, "lost", message)
 
 

@@ -251,8 +251,14 @@ def _backup(path: str) -> str:
             fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         except FileExistsError:
             continue
-        with os.fdopen(fd, "wb") as dst:
-            dst.write(content)
+        try:
+            with os.fdopen(fd, "wb") as dst:
+                dst.write(content)
+        except OSError:
+            # A full disk: no partial backup is left to be mistaken for the original.
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+            raise
         return name
     raise InstallError(f"cannot name a backup of {path}: 100 backups share one microsecond")
 

@@ -202,30 +202,72 @@ def _parse_lost(data: bytes) -> tuple[int, str, str, str]:
     return count, parts[1], parts[2], parts[3]
 
 
-def _open_lost(folder: int, create: bool) -> int:
+def _open_lost(folder: int, create: bool, mark: bool = False) -> int:
+    """Open the record, creating it allocated (temporary file, ``_ZERO`` fsynced, linked into
+    place), so ``lost-events`` is never seen half-made.
+
+    When the disk is too full even for those 160 bytes, ``mark`` (a write was just lost)
+    links the empty temporary file into place instead: an empty ``lost-events`` means
+    "events were lost before the record could be made" (its mtime: the last one), which needs
+    no data block. Without ``mark`` nothing is left behind.
+    """
     try:
         return open_file(folder, LOST_EVENTS, LOST_EVENTS, os.O_RDWR)
     except FileNotFoundError:
         if not create:
             raise
-    fd = open_file(folder, LOST_EVENTS, LOST_EVENTS, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+    tmp = f".{LOST_EVENTS}.tmp-{os.getpid()}"
+    fd = open_file(folder, tmp, tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC)
+    try:
+        try:
+            os.pwrite(fd, _ZERO, 0)
+            os.fsync(fd)  # allocated now, so a full disk later can still overwrite it in place
+        except OSError:
+            os.ftruncate(fd, 0)
+            if not mark:
+                raise
+        try:
+            os.link(tmp, LOST_EVENTS, src_dir_fd=folder, dst_dir_fd=folder)
+        except FileExistsError:
+            os.close(fd)
+            fd = -1
+            return open_file(folder, LOST_EVENTS, LOST_EVENTS, os.O_RDWR)
+        return fd
+    except BaseException:
+        if fd != -1:
+            os.close(fd)
+        raise
+    finally:
+        try:  # noqa: SIM105 - contextlib would cost the hook ~2 ms of imports
+            os.unlink(tmp, dir_fd=folder)
+        except OSError:
+            pass
+
+
+def _allocated(fd: int) -> bool:
+    """Make an empty record (a full-disk marker) a real one; False when there is still no
+    space for it."""
     try:
         os.pwrite(fd, _ZERO, 0)
-        os.fsync(fd)  # allocated now, so a full disk later can still overwrite it in place
+        os.fsync(fd)
     except OSError:
-        os.close(fd)
-        raise
-    return fd
+        try:  # noqa: SIM105 - as above
+            os.ftruncate(fd, 0)
+        except OSError:
+            pass
+        return False
+    return True
 
 
 def record_lost(home: str, reason: str, now: str) -> bool:
-    """Count one lost event in the pre-allocated record. Never raises; False if it failed."""
+    """Count one lost event in the pre-allocated record. Never raises; False if it failed
+    (with the disk too full even for the record, an empty record marks the loss)."""
     try:
         folder = open_dirs(home, (), create=False)
     except OSError:
         return False
     try:
-        fd = _open_lost(folder, create=True)
+        fd = _open_lost(folder, create=True, mark=True)
     except OSError:
         os.close(folder)
         return False
@@ -234,7 +276,13 @@ def record_lost(home: str, reason: str, now: str) -> bool:
         import fcntl
 
         fcntl.flock(fd, fcntl.LOCK_EX)
-        count, first, _, _ = _parse_lost(os.pread(fd, LOST_SIZE, 0))
+        data = os.pread(fd, LOST_SIZE, 0)
+        if len(data) < LOST_SIZE:  # an empty marker: count it once there is room
+            if not _allocated(fd):
+                os.utime(fd)  # the marker's mtime: the last loss (needs no data block)
+                return False
+            data = _lost_record(1, "?", "?", "disk full before the record could be made")
+        count, first, _, _ = _parse_lost(data)
         record = _lost_record(count + 1, first or now, now, reason.replace("\n", " "))
         os.pwrite(fd, record, 0)
         return True
@@ -247,7 +295,8 @@ def record_lost(home: str, reason: str, now: str) -> bool:
 def take_lost(home: str) -> tuple[int, str, str, str] | None:
     """After a successful write: the lost-events count if non-zero (and reset it), else None.
 
-    Creates the record when it is missing, so it exists before the disk fills up.
+    Creates the record when it is missing, so it exists before the disk fills up. An empty
+    record (events lost before it could be made) comes back with the count ``-1`` (unknown).
     """
     try:
         folder = open_dirs(home, (), create=False)
@@ -260,12 +309,18 @@ def take_lost(home: str) -> tuple[int, str, str, str] | None:
     finally:
         os.close(folder)
     try:
-        if os.pread(fd, 1, 0) in (b"0", b""):
+        if os.pread(fd, 1, 0) == b"0":
             return None
         import fcntl
 
         fcntl.flock(fd, fcntl.LOCK_EX)
-        found = _parse_lost(os.pread(fd, LOST_SIZE, 0))
+        data = os.pread(fd, LOST_SIZE, 0)
+        if len(data) < LOST_SIZE:
+            when = _mtime_iso(fd)
+            if not _allocated(fd):
+                return None  # still no room: report it next time
+            return -1, "", when, "the disk was full before the loss record could be made"
+        found = _parse_lost(data)
         if found[0] <= 0:
             return None
         os.pwrite(fd, _ZERO, 0)
@@ -276,13 +331,30 @@ def take_lost(home: str) -> tuple[int, str, str, str] | None:
         os.close(fd)
 
 
+def _mtime_iso(fd: int) -> str:
+    import time
+
+    t = os.fstat(fd).st_mtime
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e6):06d}Z"
+
+
 def _read_lost(folder: int) -> dict[str, object] | None:
     try:
         fd = open_file(folder, LOST_EVENTS, LOST_EVENTS, os.O_RDONLY)
     except OSError:
         return None
     try:
-        count, first, last, reason = _parse_lost(os.pread(fd, LOST_SIZE, 0))
+        data = os.pread(fd, LOST_SIZE, 0)
+        if not data:  # the marker: lost before the record could be made (record_lost)
+            when = _mtime_iso(fd)
+            return {
+                "ts": when,
+                "harness": None,
+                "stage": "lost",
+                "error": "an unknown number of event(s) could not be written (the disk was"
+                f" full before the loss record could be made), the last at {when}",
+            }
+        count, first, last, reason = _parse_lost(data)
     except OSError:
         return None
     finally:
