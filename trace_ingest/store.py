@@ -102,9 +102,14 @@ def _append_log(home: str, line: bytes) -> None:
         fd = open_file(folder, ERROR_LOG, what, _APPEND)
         try:
             st = os.fstat(fd)
-            if st.st_size + len(line) > MAX_ERROR_LOG and _rotate(folder, st.st_ino):
-                os.close(fd)
-                fd = open_file(folder, ERROR_LOG, what, _APPEND)
+            if st.st_size + len(line) > MAX_ERROR_LOG:
+                if _rotate(folder, st.st_ino):
+                    os.close(fd)
+                    fd = open_file(folder, ERROR_LOG, what, _APPEND)
+                else:
+                    # `.1` cannot be replaced (a folder, say): start this log again rather
+                    # than grow past the cap; the newest entries are the ones doctor needs.
+                    os.ftruncate(fd, 0)
             _write_all(fd, line)
         finally:
             os.close(fd)
