@@ -140,8 +140,16 @@ def new_event(
 
 
 def to_line(event: Mapping[str, object]) -> str:
-    """Serialize one event as one JSONL line (with the trailing newline)."""
-    return fastjson.dumps(event, default=str) + "\n"
+    """Serialize one event as one JSONL line (with the trailing newline), strict JSON always.
+
+    A number JSON cannot hold (``NaN``, ``Infinity``, an integer past Python's 4,300-digit
+    conversion limit) from a source that was not parsed strictly is written as text, so sync
+    never quarantines the line. The hook parses strictly, so it never takes that path.
+    """
+    try:
+        return fastjson.dumps(event, default=str, allow_nan=False) + "\n"
+    except ValueError:
+        return fastjson.dumps(fastjson.strict_numbers(event), default=str) + "\n"
 
 
 def validate(event: dict[str, Any]) -> list[str]:

@@ -204,11 +204,12 @@ def _encoder(
     sort_keys: bool,
     separators: tuple[str, str],
     ensure_ascii: bool,
+    allow_nan: bool = True,
 ) -> Callable[..., Any]:
     quote = _c.encode_basestring_ascii if ensure_ascii else _c.encode_basestring
     item_sep, key_sep = separators
     return _c.make_encoder(
-        {}, default or _type_error, quote, None, key_sep, item_sep, sort_keys, False, True
+        {}, default or _type_error, quote, None, key_sep, item_sep, sort_keys, False, allow_nan
     )
 
 
@@ -223,6 +224,7 @@ def dumps(
     separators: tuple[str, str] = (",", ":"),
     ensure_ascii: bool = False,
     indent: int | None = None,
+    allow_nan: bool = True,
 ) -> str:
     """``json.dumps`` with these arguments (compact, non-ASCII kept, by default)."""
     if not _AVAILABLE or indent is not None:  # the C encoder does not indent
@@ -235,8 +237,33 @@ def dumps(
             default=default,
             sort_keys=sort_keys,
             indent=indent,
+            allow_nan=allow_nan,
         )
-    encode = _encoder(default, sort_keys, separators, ensure_ascii)
+    encode = _encoder(default, sort_keys, separators, ensure_ascii, allow_nan)
     if isinstance(obj, dict | list):
         return "".join(encode(obj, 0))
     return "".join(encode([obj], 0))[1:-1]
+
+
+def strict_numbers(value: Any) -> Any:
+    """``value`` with every number strict JSON (and the mirror) cannot hold written as text:
+    ``NaN``, ``Infinity``, ``-Infinity``, and integers outside -2**63..2**64-1 (as
+    ``loads_strict`` reads them). For values that were not parsed strictly."""
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value - value != 0:
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        if _INT_MIN <= value <= _INT_MAX:
+            return value
+        try:
+            return str(value)
+        except ValueError:  # past Python's int/str conversion limit
+            return f"[integer of {value.bit_length()} bits]"
+    if isinstance(value, dict):
+        return {k: strict_numbers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_numbers(v) for v in value]
+    return value
