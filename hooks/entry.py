@@ -337,6 +337,8 @@ def _read(stdin: Any, limit: int) -> bytes:
 
     Past the limit the rest is drained (bounded, see ``_drain``) and Oversize raised.
     """
+    if stdin is None and sys.stdin is None:
+        return b""  # stdin closed (`<&-`): an empty payload
     stream = stdin if stdin is not None else sys.stdin.buffer
     data: bytes = stream.read(min(limit, MAX_READ) + 1)
     if len(data) <= limit:
@@ -352,6 +354,8 @@ def _drain(stdin: Any, budget: int = MAX_DRAIN_BYTES) -> tuple[int, bool]:
     """Read and discard stdin so the harness's pipe never blocks on us, but at most
     ``budget`` bytes and ``MAX_DRAIN_SECONDS`` (stdin may be ``/dev/zero``). Returns
     ``(bytes drained, reached the end)``."""
+    if stdin is None and sys.stdin is None:
+        return 0, True  # stdin closed: nothing to drain
     stream = stdin if stdin is not None else sys.stdin.buffer
     deadline = time.monotonic() + MAX_DRAIN_SECONDS
     drained = 0

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.adversarial._hook import errors
 from tests.conftest import TRAIL, read_trace_lines, run_hook
 
 
@@ -71,3 +72,13 @@ def test_integers_in_range_are_still_integers(trail_home: Path) -> None:
     [ev] = read_trace_lines(trail_home)
     assert ev["input"] == {"a": 2**63 - 1, "b": -(2**62), "c": 10**18}
     assert "nonfinite_numbers" not in ev.get("extra", {})
+
+
+def test_a_closed_stdin_is_an_empty_payload(trail_home: Path) -> None:
+    """`trail hook` with stdin closed (`<&-`) used to log an AttributeError."""
+    done = subprocess.run(
+        ["sh", "-c", f"exec '{TRAIL}' hook claude-code <&-"], capture_output=True, timeout=30
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    [entry] = errors(trail_home)
+    assert entry["stage"] == "read" and "empty payload" in str(entry["error"])
