@@ -49,6 +49,7 @@ from trace_ingest.scrub_rules import (
     _field_kind,
     _has_letter_and_digit,
     _placeholder,
+    _upper_snake,
     builtin_rules,
     entropy,
     pii_rules,
@@ -299,6 +300,8 @@ class Scrubber:
 def _field_secret(key: str, value: str) -> bool:
     if len(value) < 6 or len(value) > 4096 or any(c.isspace() for c in value):
         return False
+    if value.startswith("arn:") or _upper_snake(value):
+        return False  # an ARN or an identifier name (K8S_CRED) under a secret-ish key
     norm = key.lower().replace("-", "_")
     passwordish = any(p in norm for p in _PASSWORDISH)
     if _placeholder(value, identifiers=not passwordish):

@@ -134,7 +134,9 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
     if "***" in low or "xxx" in low or "..." in low or "…" in low or "redacted" in low:
         return True
     first = low[0]
-    if first in "$<[{%" or low.endswith("}") or low.endswith(">") or "%s" in low:
+    if first in "$[%" or "%s" in low or _template(low) or _upper_snake(value):
+        return True
+    if first == "<" or (low.endswith(">") and "<" in low):
         return True
     if low.startswith(("~/", "./", "../")) or (first == "/" and low.count("/") >= 2):
         return True
@@ -144,6 +146,54 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
         if value.endswith(")") or "(" in value:
             return True
     return False
+
+
+def _template(low: str) -> bool:
+    """``${X}``, ``{{ secrets.X }}``, ``{token}``, ``{self.key}``, ``%(pw)s``: a template.
+    A brace-heavy random value (``k{9#Qz}x{``) is not: every ``{…}`` must hold a name."""
+    if "${" in low or "{{" in low or "{%" in low or "%(" in low or "<%" in low:
+        return True
+    if "{" not in low and "}" not in low:
+        return False
+    pos, groups = 0, 0
+    while True:
+        i = low.find("{", pos)
+        if i < 0:
+            break
+        j = low.find("}", i + 1)
+        if j < 0:
+            return False
+        inner = low[i + 1 : j].strip()
+        if not inner or not (inner[0].isalpha() or inner[0] == "_"):
+            return False
+        if any(c not in _NAME_CHARS for c in inner):
+            return False
+        groups += 1
+        pos = j + 1
+    return groups > 0
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.[]'\" :|-()!")
+
+
+def _upper_snake(value: str) -> bool:
+    """An identifier name as a value (``K8S_CRED``, ``OPENAI_API_KEY``): upper case, digits
+    and at least one underscore; a name a secret is stored under, not the secret."""
+    v = value.strip("\"'")
+    return "_" in v and v[:1].isalpha() and all(c.isupper() or c.isdigit() or c == "_" for c in v)
+
+
+def _uuid(value: str) -> bool:
+    if len(value) != 36 or [value[i] for i in (8, 13, 18, 23)] != ["-"] * 4:
+        return False
+    return all(c in "0123456789abcdefABCDEF" for c in value.replace("-", ""))
+
+
+def _version(value: str) -> bool:
+    """``1.12.500``, ``2.3.4.RELEASE``, ``0.11.5-beta1``: a version (Maven coordinates)."""
+    head = value.split("-", 1)[0].split("+", 1)[0]
+    parts = head.split(".")
+    return len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit()
 
 
 def _code_identifier(value: str) -> bool:
@@ -388,7 +438,7 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
     Driven by ``str.find`` of the upper-case words, then one anchored match at the start of
     that line (a real newline or a ``\\n`` escape): no regex scans every position.
     """
-    seen: set[int] = set()
+    seen: dict[int, re.Match[str] | None] = {}
     rx = _DOTENV()
     for word in _DOTENV_WORDS:
         pos = 0
@@ -406,12 +456,17 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
                 start = 0
             else:
                 start = max(nl + 1, esc + 2 if esc >= 0 else 0)
+            # ``export NAME=value`` anywhere on the line (``{"command": "export PGPASSWORD=…"``)
+            ex = text.rfind("export ", start, i)
+            if ex > start and text[ex - 1] not in _WORD:
+                start = ex
             if start in seen:
-                continue
-            seen.add(start)
-            m = rx.match(text, start)
+                m = seen[start]
+            else:
+                m = seen[start] = rx.match(text, start)
             if m is None or not m.start(1) <= i < m.end(1):
                 continue
+            pos = max(pos, m.end())
             name = m.group(1)
             if name.endswith(_DOTENV_SKIP):
                 continue
@@ -483,6 +538,371 @@ def _sas_finder(text: str, low: str) -> Iterator[Span]:
             yield m.span(2)
 
 
+# ----------------------------------------------------------------------------- vendor formats
+# Written from each vendor's documented token shape (public facts); every pattern starts with
+# its literal prefix and every rule has keywords, so a string pays only for the prefixes it
+# holds. ``mixed`` rules also want upper- and lower-case letters and a digit: bodies of random
+# alphanumerics always have them, the identifiers a short prefix can start do not.
+
+_H = "0-9a-f"
+_AN = "A-Za-z0-9"
+_UA = "A-Za-z0-9_\\-"  # escaped: it is followed by more characters in some classes
+
+# (id, keywords, pattern, mixed, right boundary)
+_VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
+    # Twilio API key SIDs are "SK" + 32 hex (account SIDs "AC…" are identifiers: kept)
+    ("twilio-api-key", ("sk",), rf"SK[{_H}]{{32}}+", False, True),
+    # SendGrid: "SG." + 22 + "." + 43 base64url
+    ("sendgrid-key", ("sg.",), rf"SG\.[{_UA}]{{22}}\.[{_UA}]{{43}}+", False, True),
+    # Shopify admin, custom-app, partner and shared-secret tokens: prefix + 32 hex
+    ("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"),
+     r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}+", False, True),
+    # DigitalOcean personal, OAuth and refresh tokens: do[opr]_v1_ + 64 hex
+    ("digitalocean-token", ("_v1_",), rf"do[opr]_v1_[{_H}]{{64}}+", False, True),
+    # Databricks personal access tokens: "dapi" + 32 hex (optionally "-<n>")
+    ("databricks-token", ("dapi",), rf"dapi[{_H}]{{32}}+(?:-[0-9])?+", False, True),
+    # Discord webhook URLs: the token after /api/webhooks/<id>/
+    ("discord-webhook", ("discord",),
+     rf"discord(?:app)?\.com/api/webhooks/[0-9]{{5,30}}+/[{_UA}]{{60,68}}+", False, True),
+    # Square: sq0atp- (access), sq0csp- (OAuth secret), EAAA… (production access token)
+    ("square-token", ("sq0atp-", "sq0csp-", "eaaa"),
+     rf"(?:sq0atp-[{_UA}]{{22}}+|sq0csp-[{_UA}]{{43}}+|EAAA[{_UA}]{{60}}+)", False, True),
+    # Atlassian API tokens: "ATATT3" + ~186 base64url
+    ("atlassian-token", ("atatt3",), rf"ATATT3[{_UA}=]{{100,}}+", False, True),
+    ("linear-key", ("lin_api_",), rf"lin_api_[{_AN}]{{40}}+", False, True),
+    ("postman-key", ("pmak-",), rf"PMAK-[{_H}]{{24}}-[{_H}]{{34}}+", False, True),
+    ("doppler-token", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
+     rf"dp\.(?:pt|st|sa|ct|scim|audit)\.[{_AN}]{{40,44}}+", False, True),
+    # Grafana Cloud (glc_), service accounts (glsa_), legacy API keys (base64 {"k":")
+    ("grafana-token", ("glc_", "glsa_", "eyjrijoi"),
+     rf"(?:glc_[A-Za-z0-9+/]{{32,400}}+={{0,2}}+|glsa_[{_AN}]{{32}}_[0-9a-fA-F]{{8}}"
+     rf"|eyJrIjoi[A-Za-z0-9+/]{{50,100}}+={{0,2}}+)", False, False),
+    ("newrelic-key", ("nrak-", "nrii-", "nraa-", "nrra-", "nrjs-"),
+     rf"(?:NR(?:AK|II|AA|RA)-[{_AN}]{{27,32}}+|NRJS-[{_H}]{{19}}+)", False, True),
+    ("sentry-token", ("sntrys_", "sntryu_"),
+     rf"(?:sntrys_eyJ[A-Za-z0-9+/=_-]{{50,}}+|sntryu_[{_H}]{{64}}+)", False, False),
+    # HashiCorp Vault service, batch and recovery tokens (Vault 1.10+)
+    ("vault-token", ("hvs.", "hvb.", "hvr."), rf"hv[sbr]\.[{_UA}]{{24,}}+", False, False),
+    ("pulumi-token", ("pul-",), rf"pul-[{_H}]{{40}}+", False, True),
+    ("flyio-token", ("fo1_", "fm1", "fm2"),
+     rf"(?:fo1_[{_UA}]{{43}}+|fm[12][ar]?_[A-Za-z0-9+/=_-]{{100,}}+)", False, False),
+    ("heroku-key", ("hrku-",), rf"HRKU-[{_UA}]{{60}}+", False, True),
+    # Mapbox secret tokens are "sk." + a JWT-like body (public ones are "pk.", kept)
+    ("mapbox-token", ("sk.eyj",), rf"sk\.eyJ[{_UA}]{{50,}}+\.[{_UA}]{{20,}}+", False, True),
+    ("notion-token", ("ntn_", "secret_"),
+     rf"(?:ntn_[0-9]{{11}}[{_AN}]{{35}}+|secret_[{_AN}]{{43}}+)", True, True),
+    ("figma-token", ("figd_",), rf"figd_[{_UA}]{{40,}}+", False, False),
+    ("planetscale-token", ("pscale_",), rf"pscale_(?:tkn|pw|oauth)_[{_UA}.]{{32,64}}+", False,
+     True),
+    ("supabase-token", ("sbp_", "sb_secret_"),
+     rf"(?:sbp_[{_H}]{{40}}+|sb_secret_[{_UA}]{{31,}}+)", False, True),
+    ("vercel-token", ("vcp_", "vci_", "vca_", "vcr_", "vck_"), rf"vc[pikar]_[{_AN}]{{24,}}+",
+     True, True),
+    ("netlify-token", ("nfp_", "nfc_", "nfo_", "nfu_", "nfb_"), rf"nf[pcoub]_[{_AN}]{{36}}+",
+     True, True),
+    # Cloudflare Origin CA keys
+    ("cloudflare-key", ("v1.0-",), rf"v1\.0-[{_H}]{{24}}-[{_H}]{{146}}+", False, True),
+    # Okta API tokens: "00" + 40 base64url, only near the word okta
+    ("okta-token", ("okta",), rf"00[{_UA}]{{40}}+", True, True),
+    ("dynatrace-token", ("dt0",), r"dt0[a-z][0-9]{2}\.[A-Z0-9]{24}\.[A-Z0-9]{64}+", False, True),
+    ("adafruit-key", ("aio_",), rf"aio_[{_AN}]{{28}}+", True, True),
+    ("asana-token", ("asana",), rf"[0-9]/[0-9]{{16,}}+(?:/[0-9]{{16,}}+)?:[{_AN}]{{32}}+", False,
+     True),
+    ("age-secret-key", ("age-secret-key-1",), r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}+", False,
+     True),
+    ("alibaba-key", ("ltai",), rf"LTAI[{_AN}]{{12,20}}+", True, True),
+    ("beamer-key", ("beamer",), rf"b_[{_AN}=_-]{{44}}+", True, True),
+    ("clojars-token", ("clojars_",), r"CLOJARS_[a-z0-9]{60}+", False, True),
+    ("contentful-token", ("cfpat-",), rf"CFPAT-[{_UA}]{{43}}+", False, True),
+    ("duffel-token", ("duffel_",), rf"duffel_(?:test|live)_[{_UA}=]{{43}}+", False, True),
+    ("dropbox-token", ("sl.",), rf"sl\.(?:u\.)?[{_UA}]{{130,}}+", True, True),
+    ("easypost-key", ("ezak", "eztk"), rf"EZ[AT]K[{_AN}]{{54}}+", False, True),
+    ("flutterwave-key", ("flwseck",), rf"FLWSECK(?:_TEST)?-?[{_AN}]{{12,32}}+(?:-X)?+", False,
+     True),
+    ("frameio-token", ("fio-u-",), rf"fio-u-[{_UA}=]{{64}}+", False, True),
+    ("gocardless-token", ("gocardless",), rf"live_[{_UA}=]{{40}}+", False, True),
+    ("terraform-token", ("atlasv1.",), rf"[{_AN}]{{14}}\.atlasv1\.[{_UA}=]{{60,70}}+", False,
+     True),
+    ("prefect-key", ("pnu_",), rf"pnu_[{_AN}]{{36}}+", False, True),
+    ("readme-key", ("rdme_",), r"rdme_[a-z0-9]{70}+", False, True),
+    ("rubygems-key", ("rubygems_",), rf"rubygems_[{_H}]{{48}}+", False, True),
+    ("scalingo-token", ("tk-us-",), rf"tk-us-[{_UA}]{{48}}+", False, True),
+    ("brevo-key", ("xkeysib-", "xsmtpsib-"), rf"x(?:keysib|smtpsib)-[{_H}]{{64}}-[{_AN}]{{16}}+",
+     False, True),
+    ("shippo-token", ("shippo_",), rf"shippo_(?:live|test)_[{_H}]{{40}}+", False, True),
+    ("typeform-token", ("tfp_",), rf"tfp_[{_UA}.=]{{59}}+", False, True),
+    ("yandex-key", ("aqvn", "y0_", "y1_", "y2_", "y3_"),
+     rf"(?:AQVN[{_UA}]{{35,38}}+|y[0-3]_[{_UA}]{{55}}+)", True, True),
+    # AI providers a coding agent's environment often holds
+    ("groq-key", ("gsk_",), rf"gsk_[{_AN}]{{52}}+", True, True),
+    ("xai-key", ("xai-",), rf"xai-[{_AN}]{{80}}+", True, True),
+    ("perplexity-key", ("pplx-",), rf"pplx-[{_AN}]{{48}}+", True, True),
+    ("replicate-token", ("r8_",), rf"r8_[{_AN}]{{37}}+", True, True),
+    ("tavily-key", ("tvly-",), rf"tvly-(?:dev-|prod-)?[{_AN}]{{32}}+", True, True),
+    ("langsmith-key", ("lsv2_",), rf"lsv2_(?:pt|sk)_[{_H}]{{32}}_[{_H}]{{10}}+", False, True),
+    ("mailgun-key", ("mailgun",), rf"key-[{_H}]{{32}}+", False, True),
+)  # fmt: skip
+
+_DISCORD_BOT = _Lazy(rf"[MNO][{_AN}]{{23,25}}+\.[{_UA}]{{6}}\.[{_UA}]{{27,38}}+")
+
+
+def _discord_bot_finder(text: str, low: str) -> Iterator[Span]:
+    """Discord bot tokens (base64 user id . timestamp . HMAC), only near the word discord."""
+    for m in _DISCORD_BOT().finditer(text):
+        end = m.end()
+        if _boundary_before(text, m.start()) and (end == len(text) or text[end] not in _B64URL):
+            yield m.span()
+
+
+_TELEGRAM_TAIL = _Lazy(rf":AA[{_UA}]{{33}}+")
+
+
+def _telegram_finder(text: str, low: str) -> Iterator[Span]:
+    """Telegram bot tokens, ``<8-10 digit bot id>:AA<33 base64url>``: found from the literal
+    ``:AA``, the id by walking left over digits (bounded)."""
+    pos = 0
+    rx = _TELEGRAM_TAIL()
+    while True:
+        i = text.find(":AA", pos)
+        if i < 0:
+            return
+        pos = i + 1
+        start = i
+        while start > 0 and i - start < 11 and text[start - 1].isdigit():
+            start -= 1
+        if not 8 <= i - start <= 10 or not _boundary_before(text, start):
+            continue
+        m = rx.match(text, i)
+        if m is None or (m.end() < len(text) and text[m.end()] in _B64URL):
+            continue
+        pos = m.end()
+        yield start, m.end()
+
+
+def _mixed_ok(value: str) -> bool:
+    return (
+        not _fake_token(value)
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+# short or common prefixes: a word character right before them means another word
+_NO_GLUE = frozenset({"twilio-api-key", "databricks-token", "okta-token", "beamer-key",
+                      "gocardless-token", "mailgun-key", "dropbox-token", "terraform-token",
+                      "asana-token"})  # fmt: skip
+
+
+def vendor_rules() -> list[Rule]:
+    out = []
+    for rid, keywords, pattern, mixed, bounded in _VENDORS:
+        out.append(
+            Rule(
+                rid,
+                keywords,
+                pattern,
+                lb=True,
+                glued=None if mixed or rid in _NO_GLUE else _glued_ok,
+                rb=_B64URL if bounded else frozenset(),
+                validate=_mixed_ok if mixed else (lambda v: not _fake_token(v)),
+            )
+        )
+    out.append(Rule("discord-bot-token", ("discord",), finder=_discord_bot_finder))
+    out.append(Rule("telegram-bot-token", (":aa",), finder=_telegram_finder))
+    return out
+
+
+# ----------------------------------------------------------------------------- grammar finders
+
+_AZURE = _Lazy(
+    r"(?:account_?key|sharedaccesskey)(?:\\?[\"'])?[ \t]*+(=|:|>)[ \t]*+(?:\\?[\"'])?"
+    r"([a-z0-9+/]{20,}+={0,2}+)"
+)
+
+
+def _azure_finder(text: str, low: str) -> Iterator[Span]:
+    """Azure storage / Service Bus keys: ``AccountKey=…`` in connection strings, and (88
+    base64 characters, as storage keys are) after ``account_key:``, ``"accountKey":``,
+    ``storageAccountKey:`` and ``<AccountKey>``."""
+    subject = low if len(low) == len(text) else text.lower()
+    for m in _AZURE().finditer(subject):
+        start, end = m.span(2)
+        if m.group(1) != "=" and (end - start < 40 or entropy(text[start:end]) < 4.0):
+            continue
+        if end < len(text) and text[end] in _B64URL:
+            continue
+        yield start, end
+
+
+_AWS_ID = _Lazy(r"A[KS]IA[A-Z2-7]{16}+")
+_B40 = _Lazy(r"[A-Za-z0-9/+]{40}+")
+_B64SET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+_AWS_WINDOW = 400
+
+
+def _aws_pair_finder(text: str, low: str) -> Iterator[Span]:
+    """An AWS secret key not under an AWS name: a 40-character base64 run within 400
+    characters of an ``AKIA``/``ASIA`` key id (they travel together). It must look random
+    (upper, lower and a digit, not hex: a git SHA is 40 hex)."""
+    rx = _B40()
+    done = 0
+    for idm in _AWS_ID().finditer(text):
+        lo = max(done, idm.start() - _AWS_WINDOW)
+        hi = min(len(text), idm.end() + _AWS_WINDOW)
+        for m in rx.finditer(text, lo, hi):
+            a, b = m.span()
+            if (a > 0 and text[a - 1] in _B64SET and text[a - 1] != "=") or (
+                b < len(text) and text[b] in _B64SET
+            ):
+                continue
+            v = m.group(0)
+            if not _mixed_ok(v) or entropy(v) < 4.0:
+                continue
+            yield a, b
+        done = max(done, hi)
+
+
+_AUTH = _Lazy(
+    r"(?:(?:proxy-)?authorization|x-api-key|api-key|x-api-token|api-token|x-auth-token"
+    r"|private-token|x-access-token|(?<![\w-])token)(?:\\?[\"'])?[ \t]*+[:=][ \t]*+(?:\\?[\"'])?"
+    r"(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop)[ \t]++)?"
+    r"([a-z0-9._~+/=@-]{8,}+)"
+    r"|bearer[ \t]++([a-z0-9._~+/=@-]{16,}+)"
+)
+
+
+def _auth_finder(text: str, low: str) -> Iterator[Span]:
+    """``Authorization: Bearer|Basic|Token|Bot|Api-Token <v>``, ``X-Api-Key:``, a bare
+    ``Token:`` header, and ``Bearer <v>``. After a header name the value may be as short as
+    8 characters (RFC 6750's own example is 15) when it has a letter and a digit; a bare
+    ``Bearer`` word needs 16."""
+    subject = low if len(low) == len(text) else text.lower()
+    for m in _AUTH().finditer(subject):
+        g = 1 if m.group(1) is not None else 2
+        start, end = m.span(g)
+        if g == 1 and end - start < 16 and not _has_letter_and_digit(text[start:end]):
+            continue
+        yield start, end
+
+
+_GEN_KEY = _Lazy(
+    r"(?:api_?key|apikey|secret|token|passw(?:or)?d|pwd|pass(?![a-z])|credential|access_?key"
+    r"|private_?key|client_?secret|auth_?key|(?:user|basic|http|proxy)_?auth(?![a-z]))"
+    r"[\w.-]{0,20}+(?:\\?[\"'`])?(?:[ \t]++(?:string|str|\[\]byte|&str))?[ \t]{0,40}+"
+    r"(?::::=|::=|:=|\?=|\.=|=>|=|:)[ \t]{0,3}+(\\?[\"'`])?"
+)
+_GEN_BARE = _Lazy(r"[a-z0-9_.=+/~$!#%^*@-]{8,}+")
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-$")
+_GEN_EXCLUDE = (
+    "hash", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "etag", "fingerprint",
+    "change", "marker", "arn", "vault", "sequence", "idempot", "nonce_id", "kind", "scope",
+    "_ids", "uuid", "version",
+)  # fmt: skip
+
+
+def _key_excluded(key: str) -> bool:
+    """A name about a secret, or an identifier/counter/hash field, not a secret itself."""
+    norm = key.replace("-", "_").strip("_.$")
+    if any(x in norm for x in _FIELD_EXCLUDE) or any(x in norm for x in _GEN_EXCLUDE):
+        return True
+    return norm.endswith(("id", "ids", "name", "names", "ref", "refs"))
+
+
+def _case_changes(value: str) -> int:
+    n, prev = 0, None
+    for c in value:
+        up = c.isupper() if c.isalpha() else None
+        if up is not None:
+            if prev is not None and up != prev:
+                n += 1
+            prev = up
+    return n
+
+
+def _generic_finder(text: str, low: str) -> Iterator[Span]:
+    """``api_key = "…"``, ``token: …``, Go ``var apiKey string = "…"``, ``password := …``,
+    PHP ``$pass .= '…'``, make ``TOKEN ::= …`` / ``?=``, Ruby ``:password       => '…'``,
+    backtick strings.
+
+    The whole key name (walked left) decides what is excluded: ``next_token``,
+    ``credentialsId``, ``secret_name``, ``key_hash``. A quoted all-letter value counts when it
+    looks random (mixed case changing often); identifiers, UUIDs under id-like keys, ARNs and
+    versions do not."""
+    subject = low if len(low) == len(text) else text.lower()
+    bare = _GEN_BARE()
+    n = len(text)
+    rx = _GEN_KEY()
+    nxt = 0
+    while True:
+        m = rx.search(subject, nxt)
+        if m is None:
+            return
+        nxt = m.end()
+        pos = m.end()
+        quote = m.group(1)
+        if quote:
+            close = text.find(quote, pos, min(n, pos + 257))
+            if close < 0:
+                continue
+            start, end = pos, close
+            nxt = close + 1  # the value is not searched again
+            value = text[start:end]
+            if "\n" in value or " " in value or len(value) < 8:
+                continue
+        else:
+            vm = bare.match(subject, pos)
+            if vm is None:
+                continue
+            start, end = vm.span()
+            nxt = end  # the value is not searched again (keeps "password=" * n linear)
+            if not _terminated(text, end):
+                continue
+            value = text[start:end]
+        k = m.start()
+        stop = max(0, k - 40)
+        while k > stop and subject[k - 1] in _KEY_CHARS:
+            k -= 1
+        key = subject[k : m.start()] + subject[m.start() : m.end()].split("=")[0].split(":")[0]
+        key = key.strip(" \t\"'`\\")
+        if _key_excluded(key):
+            continue
+        if value.startswith("arn:") or _version(value) or _upper_snake(value):
+            continue
+        if _uuid(value) and not any(w in key for w in ("api", "secret", "pass", "auth")):
+            continue
+        maven = "." in subject[k : m.start()] and m.group(0).rstrip().endswith(":")
+        if maven and end < n and text[end : end + 1] == ":":
+            continue  # a Maven coordinate group:artifact:version
+        if (
+            quote
+            and value.isalpha()
+            and len(value) >= 12
+            and _case_changes(value) >= len(value) // 4
+        ):
+            if entropy(value) >= 3.0 and not _fake_token(value):
+                yield start, end
+            continue
+        if entropy(value) < 3.0 or _placeholder(value) or not _generic_ok(value):
+            continue
+        yield start, end
+
+
+_CURL_USER = _Lazy(r"-(?:u|-user)(?:[ \t]++|=)[\"']?([^\s:\"']{1,128}+):([^\s\"'`]{1,256}+)")
+
+
+def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
+    """``curl -u user:password`` / ``--user user:password``: only the password."""
+    for m in _CURL_USER().finditer(text):
+        if m.start() > 0 and text[m.start() - 1] not in " \t":
+            continue
+        start, end = m.span(2)
+        value = text[start:end].rstrip("\"'")
+        if not _url_password_ok(value) or _placeholder(value, identifiers=False):
+            continue
+        yield start, start + len(value)
+
+
 # ----------------------------------------------------------------------------- the rule set
 
 
@@ -496,9 +916,16 @@ def _generic_ok(value: str) -> bool:
 
 
 _QUOTED_PW = _Lazy(
-    r"((?:passw(?:or)?d|pwd|passphrase|secret)[\w.-]{0,20}+)(?:\\?[\"'])?[ \t]{0,3}(?::|=|=>)"
-    r"[ \t]{0,3}\\?([\"'])([^\"'\\\s]{4,128}+)\\?\2"
+    r"((?:passw(?:or)?d|pwd|passphrase|secret|pass(?![a-z])|(?:user|basic|http|proxy)_?auth"
+    r"(?![a-z]))[\w.-]{0,20}+)(?:\\?[\"'`])?(?:[ \t]++(?:string|str|&str))?[ \t]{0,40}+"
+    r"(?::::=|::=|:=|\?=|\.=|=>|=|:)[ \t]{0,3}+\\?([\"'`])([^\"'`\\\r\n]{4,128}+)\\?\2"
 )
+_PROSE_WORDS = (
+    "the a an your you enter please must should is are be to of for and or not this that with"
+    " will can if in on at by from here new old invalid incorrect wrong required missing"
+    " type use set"
+)
+_PROSE = frozenset(_PROSE_WORDS.split(" "))
 
 
 def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
@@ -507,10 +934,17 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
     literal is not a code identifier, and human passwords are often plain words."""
     subject = low if len(low) == len(text) else text.lower()
     for m in _QUOTED_PW().finditer(subject):
-        if any(x in m.group(1) for x in _FIELD_EXCLUDE):
-            continue  # password_file, secret_name, pwd_hint, ...: about a secret, not one
+        if any(x in m.group(1) for x in _FIELD_EXCLUDE + _GEN_EXCLUDE):
+            continue  # password_file, secret_name, pwd_hint, SecretArn: about a secret
         start, end = m.span(3)
-        if not _placeholder(text[start:end], identifiers=False):
+        value = text[start:end]
+        if " " in value:  # a passphrase, not a sentence: few words, no prose words
+            if value != value.strip():
+                continue
+            words = value.lower().split()
+            if len(words) > 6 or any(w in _PROSE for w in words) or value[-1] in ".?!:":
+                continue
+        if not _placeholder(value.strip(), identifiers=False):
             yield start, end
 
 
@@ -532,6 +966,14 @@ def _cli_finder(text: str, low: str) -> Iterator[Span]:
         if not passwordish and not _generic_ok(value):
             continue
         yield start, end
+
+
+def _github_ok(value: str) -> bool:
+    """Classic bodies are fixed-shape; a long ``ghs_`` body with ``_`` inside must look
+    random (upper, lower and a digit), so ``ghs_some_long_snake_case_name…`` is kept."""
+    if _fake_token(value):
+        return False
+    return "_" not in value[4:] or _mixed_ok(value)
 
 
 def _slack_ok(value: str) -> bool:
@@ -556,15 +998,19 @@ def builtin_rules() -> list[Rule]:
         fmt(
             "jwt",
             ("eyj",),
-            r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+",
+            # an unsigned JWT (``alg: none``) has an empty signature: header.claims.
+            r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.(?:[A-Za-z0-9_-]{8,}+)?+",
             anchor="eyJ",
         ),
         fmt(
             "github-token",
             ("gh",),
-            r"gh[pousr]_[A-Za-z0-9]{36,255}+",
+            # classic 36-character bodies; app installation tokens (ghs_) may be longer and
+            # hold "_" (then they must look random, see _github_ok)
+            r"(?:gh[pour]_[A-Za-z0-9]{36,255}+|ghs_[A-Za-z0-9_]{36,1024}+)",
             lb=True,
             rb=_WORD,
+            validate=_github_ok,
         ),
         fmt("github-fine-grained", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{60,}+", lb=True),
         fmt(
@@ -606,8 +1052,10 @@ def builtin_rules() -> list[Rule]:
         ),
         Rule(
             "slack-token",
-            ("xox",),
-            r"xox[abposre]-[0-9A-Za-z][A-Za-z0-9-]{9,}+",
+            ("xox", "xapp-"),
+            # every Slack token format has a numeric field right after the prefix
+            # (xoxb-<team>-<bot>-…, xoxe-1-…, xapp-1-A…-<n>-…): "hugs-xoxo-b.png" is no token
+            r"(?:xox[abposre]|xapp)-[0-9]{1,16}+-[A-Za-z0-9][A-Za-z0-9-]{8,}+",
             lb=True,
             validate=_slack_ok,
         ),
@@ -632,20 +1080,26 @@ def builtin_rules() -> list[Rule]:
             rb=_WORD,
         ),
         fmt("npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36}+", lb=True, terminated=True),
-        fmt("pypi-token", ("pypi-ageichlwas5vcmc",), r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}+"),
+        fmt(
+            "pypi-token",
+            ("pypi-ageichlwas5vcmc", "pypi-agendgvzdc5wexbplm9yzw"),
+            # the macaroon's location: b"\x02\x01\x08pypi.org" / b"\x02\x01\x0dtest.pypi.org"
+            r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}+",
+        ),
         fmt(
             "huggingface-token",
             ("hf_",),
-            r"hf_[A-Za-z]{34}+",
+            r"hf_[A-Za-z0-9]{34}+",
             lb=True,
             rb=_WORD,
+            validate=lambda v: not ft(v) and _glued_ok(v),  # random: both cases
         ),
+        *vendor_rules(),
+        Rule("aws-secret-key", ("akia", "asia"), finder=_aws_pair_finder),
         Rule(
             "azure-key",
-            ("accountkey", "sharedaccess"),
-            r"(?:accountkey|sharedaccesskey)[ \t]*+=[ \t]*+([a-z0-9+/]{20,}+={0,2})",
-            lower=True,
-            group=1,
+            ("accountkey", "account_key", "sharedaccess"),
+            finder=_azure_finder,
             validate=lambda v: not ft(v),
         ),
         Rule("azure-sas", ("sharedaccess", "sig="), finder=_sas_finder),
@@ -658,12 +1112,8 @@ def builtin_rules() -> list[Rule]:
         ),
         Rule(
             "auth-header",
-            ("authorization", "bearer", "api-key", "-token"),
-            r"(?:(?:authorization|x-api-key|api-key|x-auth-token|private-token|x-access-token)"
-            r"(?:\\?[\"'])?[ \t]*+[:=][ \t]*+(?:\\?[\"'])?(?:(?:bearer|basic|token|bot)[ \t]++)?"
-            r"|bearer[ \t]++)([a-z0-9._~+/=-]{16,}+)",
-            lower=True,
-            group=1,
+            ("authorization", "bearer", "api-key", "-token", "token"),
+            finder=_auth_finder,
             min_entropy=3.0,
             context=True,
             validate=_auth_ok,
@@ -686,6 +1136,7 @@ def builtin_rules() -> list[Rule]:
             ("--pass", "--token", "--api", "--secret", "--client-secret"),
             finder=_cli_finder,
         ),
+        Rule("cli-secret-flag", ("-u", "--user"), finder=_curl_user_finder),
         Rule(
             "dotenv-secret",
             ("key", "token", "secret", "passw", "pwd", "credential", "auth"),
@@ -698,16 +1149,8 @@ def builtin_rules() -> list[Rule]:
         ),
         Rule(
             "generic-assignment",
-            ("key", "token", "secret", "passw", "pwd", "credential"),
-            r"(?:api_?key|apikey|secret|token|passw(?:or)?d|pwd|credential|access_?key"
-            r"|private_?key|client_?secret|auth_?key)[\w.-]{0,20}(?:\\?[\"'])?[ \t]{0,3}"
-            r"(?:=|:=|=>|:)[ \t]{0,3}(?:\\?[\"'])?([a-z0-9_.=+/~-]{8,}+)",
-            lower=True,
-            group=1,
-            terminated=True,
-            min_entropy=3.0,
-            context=True,
-            validate=_generic_ok,
+            ("key", "token", "secret", "pass", "pwd", "credential", "auth"),
+            finder=_generic_finder,
         ),
     ]
     return rules
@@ -739,7 +1182,7 @@ def _conn_finder(text: str, low: str) -> Iterator[Span]:
         if value.lower() in ("none", "null", "self", "kwargs") or value.startswith("$"):
             continue
         before = text[max(0, m.start() - 2) : m.start()]
-        ado = ";" in before and (end == len(text) or text[end] in ";\"'\r\n")
+        ado = any(c in before for c in ";&?") and (end == len(text) or text[end] in ";&\"'\r\n")
         if _placeholder(value, identifiers=not ado):
             continue
         yield start, end
@@ -779,6 +1222,8 @@ def _field_kind(key: str) -> int:
     if not any(h in low for h in _KEY_HINTS):
         return 0
     norm = low.replace("-", "_").strip("_ \"'")
-    if any(x in norm for x in _FIELD_EXCLUDE):
-        return 0  # next_token, max_tokens, token_type, key_path, ...
+    if any(x in norm for x in _FIELD_EXCLUDE) or any(x in norm for x in _GEN_EXCLUDE):
+        return 0  # next_token, max_tokens, token_type, key_path, ChangeToken, key_hash, ...
+    if norm.endswith(("id", "ids", "arn")):
+        return 0  # credentialsId, KeyId, SecretArn: identifiers
     return 2 if norm.endswith(_FIELD_SUFFIXES) else 1

@@ -118,6 +118,118 @@ FAMILIES: dict[str, Gen] = {
     "azure-sas": _azure_sas,
 }
 
+HEX = "0123456789abcdef"
+
+
+def _glued(*parts: str) -> str:
+    """Join pieces of a token at run time (no literal token in the source)."""
+    return "".join(parts)
+
+
+def _mixed(rng: random.Random, alphabet: str, n: int) -> str:
+    """Random body with upper, lower and a digit (as every real random body has)."""
+    while True:
+        v = _r(rng, alphabet, n)
+        kinds = (str.isupper, str.islower, str.isdigit)
+        if all(any(k(c) for c in v) for k in kinds):
+            return v
+
+
+def _telegram(rng: random.Random) -> tuple[str, str]:
+    return _same(str(rng.randint(10**8, 10**10 - 1)) + ":" + "AA" + _r(rng, URLSAFE, 33))
+
+
+def _discord_webhook(rng: random.Random) -> tuple[str, str]:
+    tok = _r(rng, URLSAFE, 68)
+    hook = str(rng.randint(10**17, 10**19))
+    return _glued("https://disc", "ord.com/api/web", "hooks/", hook, "/", tok), tok
+
+
+# Vendor families from issue 10, each shaped as the vendor documents its tokens.
+VENDOR_FAMILIES: dict[str, Gen] = {
+    "slack-app-token": lambda r: _same(
+        _glued("xa", "pp-", "1-A", _r(r, UPPER32, 10), "-", _r(r, string.digits, 13), "-")
+        + _r(r, HEX, 64)
+    ),
+    "twilio-api-key": lambda r: _same(_glued("S", "K") + _r(r, HEX, 32)),
+    "sendgrid-key": lambda r: _same(
+        _glued("S", "G.") + _r(r, URLSAFE, 22) + "." + _r(r, URLSAFE, 43)
+    ),
+    "shopify-token": lambda r: _same(
+        _glued("shp", r.choice(["at", "ca", "pa", "ss"]), "_") + _r(r, HEX, 32)
+    ),
+    "digitalocean-token": lambda r: _same(_glued("do", r.choice("opr"), "_v1_") + _r(r, HEX, 64)),
+    "databricks-token": lambda r: _same(_glued("da", "pi") + _r(r, HEX, 32)),
+    "telegram-bot-token": _telegram,
+    "discord-webhook": _discord_webhook,
+    "square-token": lambda r: _same(
+        r.choice(
+            [
+                _glued("sq0", "atp-") + _r(r, URLSAFE, 22),
+                _glued("sq0", "csp-") + _r(r, URLSAFE, 43),
+                _glued("EA", "AA") + _r(r, URLSAFE, 60),
+            ]
+        )
+    ),
+    "gitlab-token": lambda r: _same(
+        _glued("gl", r.choice(["ptt", "dt", "pat"]), "-") + _r(r, URLSAFE, 20)
+    ),
+    "linear-key": lambda r: _same(_glued("lin", "_api_") + _r(r, A62, 40)),
+    "postman-key": lambda r: _same(_glued("PM", "AK-") + _r(r, HEX, 24) + "-" + _r(r, HEX, 34)),
+    "doppler-token": lambda r: _same(_glued("dp", ".pt.") + _r(r, A62, 43)),
+    "grafana-token": lambda r: _same(
+        r.choice(
+            [
+                _glued("gl", "c_") + _r(r, A62 + "+/", 80),
+                _glued("gl", "sa_") + _r(r, A62, 32) + "_" + _r(r, HEX, 8),
+            ]
+        )
+    ),
+    "newrelic-key": lambda r: _same(_glued("NR", "AK-") + _r(r, UPPER32, 27)),
+    "vault-token": lambda r: _same(_glued("hv", "s.") + _r(r, URLSAFE, 90)),
+    "pulumi-token": lambda r: _same(_glued("pu", "l-") + _r(r, HEX, 40)),
+    "mapbox-token": lambda r: _same(
+        _glued("sk", ".ey", "J") + _r(r, URLSAFE, 60) + "." + _r(r, URLSAFE, 22)
+    ),
+    "notion-token": lambda r: _same(
+        _glued("nt", "n_") + _r(r, string.digits, 11) + _mixed(r, A62, 35)
+    ),
+    "figma-token": lambda r: _same(_glued("fi", "gd_") + _r(r, URLSAFE, 40)),
+    "planetscale-token": lambda r: _same(_glued("psc", "ale_tkn_") + _r(r, URLSAFE, 43)),
+    "supabase-token": lambda r: _same(_glued("sb", "p_") + _r(r, HEX, 40)),
+    "dynatrace-token": lambda r: _same(
+        _glued("dt0", "c01.") + _r(r, UPPER32, 24) + "." + _r(r, UPPER32, 64)
+    ),
+    "age-secret-key": lambda r: _same(
+        _glued("AGE-SEC", "RET-KEY-1") + _r(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)
+    ),
+    "clojars-token": lambda r: _same(
+        _glued("CLOJ", "ARS_") + _r(r, string.ascii_lowercase + string.digits, 60)
+    ),
+    "contentful-token": lambda r: _same(_glued("CFP", "AT-") + _r(r, URLSAFE, 43)),
+    "duffel-token": lambda r: _same(_glued("duf", "fel_live_") + _r(r, URLSAFE, 43)),
+    "easypost-key": lambda r: _same(_glued("EZ", "AK") + _r(r, A62, 54)),
+    "frameio-token": lambda r: _same(_glued("fio", "-u-") + _r(r, URLSAFE, 64)),
+    "prefect-key": lambda r: _same(_glued("pn", "u_") + _r(r, A62, 36)),
+    "readme-key": lambda r: _same(
+        _glued("rd", "me_") + _r(r, string.ascii_lowercase + string.digits, 70)
+    ),
+    "rubygems-key": lambda r: _same(_glued("ruby", "gems_") + _r(r, HEX, 48)),
+    "scalingo-token": lambda r: _same(_glued("tk", "-us-") + _r(r, URLSAFE, 48)),
+    "brevo-key": lambda r: _same(_glued("xkey", "sib-") + _r(r, HEX, 64) + "-" + _r(r, A62, 16)),
+    "shippo-token": lambda r: _same(_glued("ship", "po_live_") + _r(r, HEX, 40)),
+    "typeform-token": lambda r: _same(_glued("tf", "p_") + _r(r, URLSAFE, 59)),
+    "groq-key": lambda r: _same(_glued("gs", "k_") + _mixed(r, A62, 52)),
+    "testpypi-token": lambda r: _same(
+        _glued("pypi-", "AgENdGVzdC5weXBpLm9yZw") + _r(r, URLSAFE, 80)
+    ),
+    "hf-token-digits": lambda r: _same(_glued("h", "f_") + _mixed(r, A62, 34)),
+    "github-app-long": lambda r: _same(
+        _glued("gh", "s_") + _mixed(r, A62, 40) + "_" + _mixed(r, A62, 60)
+    ),
+}
+FAMILIES.update(VENDOR_FAMILIES)
+
 # contexts: embed text -> JSON value
 Ctx = Callable[[str], Any]
 
