@@ -15,6 +15,7 @@ file, at which size and mtime, was read for which session) is kept in
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -47,12 +48,30 @@ class ReconcileReport:
         }
 
 
+MAX_STATE_BYTES = 64 << 20
+
+
 def _load_state(home: str) -> dict[str, Any]:
+    """The saved state; {} when it is missing, unreadable, or not a regular file of at most
+    ``MAX_STATE_BYTES`` (a FIFO there must not hang every reader: opened non-blocking, not
+    through a symlink)."""
     try:
-        with open(os.path.join(home, STATE_FILE), "rb") as fh:
-            data = orjson.loads(fh.read())
+        fd = os.open(
+            os.path.join(home, STATE_FILE),
+            os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC,
+        )
+    except OSError:
+        return {}
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_STATE_BYTES:
+            return {}
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = orjson.loads(fh.read(MAX_STATE_BYTES + 1))
     except (OSError, orjson.JSONDecodeError):
         return {}
+    finally:
+        os.close(fd)
     return data if isinstance(data, dict) else {}
 
 
@@ -60,7 +79,9 @@ def _save_state(home: str, state: dict[str, Any]) -> None:
     ensure_home(home)
     path = os.path.join(home, STATE_FILE)
     tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)  # a stale one (or a FIFO planted there) is never opened
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         os.write(fd, orjson.dumps(state))
     finally:
