@@ -956,7 +956,7 @@ def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
             continue
         start, end = m.span(2)
         value = text[start:end].rstrip("\"'")
-        if not _url_password_ok(value) or _placeholder(value, identifiers=False):
+        if len(value) < 4 or not _url_password_ok(value):  # placeholders, as for URLs
             continue
         yield start, start + len(value)
 
