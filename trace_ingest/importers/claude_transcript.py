@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
 from trace_ingest.config import load_config
 from trace_ingest.errors import AdapterError, TrailError
@@ -526,7 +527,12 @@ class _FileState:
             self.skip(number, f"invalid UTF-8 at byte {exc.start} of the line; not parsed")
             return
         try:
-            obj = json.loads(text)
+            # Strict: NaN/Infinity, overflowing floats and integers past 64 bits come back as
+            # their text, so every line can be written back as strict JSON (docs/events.md).
+            obj, _ = fastjson.loads_strict(text)
+        except RecursionError:
+            self.skip(number, "nested too deeply to parse; not recorded")
+            return
         except ValueError as exc:
             if is_last:
                 self.skip(
