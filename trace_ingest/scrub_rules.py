@@ -806,8 +806,9 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
                 continue
             start, end = m.span(1)
             pos = max(pos, end)
-            if end - start < 16 and not _has_letter_and_digit(text[start:end]):
-                continue
+            short = text[start:end] if end - start < 16 else ""
+            if short and (not _has_letter_and_digit(short) or short.lower().isidentifier()):
+                continue  # short values need a letter and a digit and must not be a name
             yield start, end
 
 

@@ -108,6 +108,7 @@ def test_auth_header_grammar(scrubber: Scrubber) -> None:
     gone(scrubber, f"Authorization: Token {at}", at)
     kept(scrubber, "Bearer token authentication is described in RFC 6750.")
     kept(scrubber, '"NextToken": "done"')
+    kept(scrubber, "headers = {'Authorization': v4auth_header}")
 
 
 def test_aws_secret_near_a_key_id(scrubber: Scrubber) -> None:
