@@ -26,6 +26,7 @@ Pure functions over plain dicts: no database, no files; idempotent on its own ou
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -138,7 +139,7 @@ def is_quiet(ev: dict[str, Any]) -> bool:
 
 def canonical(events: Iterable[dict[str, Any]]) -> Canonical:
     """Merge and order one session's stored events (see the module docstring)."""
-    groups = _group(list(events))
+    groups = _group(_link_permission_requests(list(events)))
     out = Canonical(events=[])
     merged = [_merge(g, out) for g in groups]
     _carry_results(merged)
@@ -147,6 +148,51 @@ def canonical(events: Iterable[dict[str, Any]]) -> Canonical:
 
 
 # --- 1. merge ----------------------------------------------------------------------------
+
+
+def _link_permission_requests(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give a permission event that names no call the call it is about, where that is certain.
+
+    Claude Code 2.1.328's PermissionRequest payload carries the tool's name and input but no
+    ``tool_use_id`` (docs/testing.md, ``permission_refusal``). It fires right after the call's
+    PreToolUse, which does carry the id. The request belongs to the call of the same lane, tool
+    and input; when exactly one call id matches, it is that call's. With several (the same
+    command run twice) the one nearest before the request is taken. Events are copied, never
+    changed in place.
+    """
+    calls: dict[tuple[str, str, str], list[tuple[float, str]]] = {}
+    for ev in events:
+        cid = ev.get("call_id")
+        if ev.get("kind") == "tool_call" and cid and ev.get("tool_name"):
+            key = (str(ev.get("agent_id") or ""), str(ev["tool_name"]), _input_key(ev.get("input")))
+            when = to_epoch(ev.get("ts")) or 0.0
+            calls.setdefault(key, []).append((when, str(cid)))
+    if not calls:
+        return events
+    out = []
+    for ev in events:
+        if ev.get("kind") == "permission" and not ev.get("call_id") and ev.get("tool_name"):
+            key = (str(ev.get("agent_id") or ""), str(ev["tool_name"]), _input_key(ev.get("input")))
+            found = calls.get(key) or []
+            ids = {cid for _, cid in found}
+            cid = None
+            if len(ids) == 1:
+                cid = next(iter(ids))
+            elif ids:
+                when = to_epoch(ev.get("ts")) or 0.0
+                before = [(t, c) for t, c in found if t <= when]
+                cid = max(before)[1] if before else None
+            if cid is not None:
+                ev = {**ev, "call_id": cid}
+        out.append(ev)
+    return out
+
+
+def _input_key(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _sources_of(ev: dict[str, Any]) -> list[str]:

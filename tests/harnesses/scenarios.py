@@ -213,6 +213,74 @@ FAST_EXIT = Scenario(
     },
 )
 
+# -- a permission refusal ----------------------------------------------------------------------
+
+
+def _deny_rm(settings: dict[str, Any], ctx: RunContext) -> None:
+    """A project deny rule, as a user writes it in .claude/settings.json."""
+    settings.setdefault("permissions", {})["deny"] = ["Bash(rm:*)"]
+
+
+PERMISSION_REFUSAL = Scenario(
+    name="permission_refusal",
+    description="A Bash call a deny rule refuses; an Edit not in --allowedTools; then an echo",
+    allowed_tools="Bash(echo:*) Read",
+    patch_settings=_deny_rm,
+    prompt=lambda ctx: "Clean up and fix the notes.",
+    script=lambda ctx: {
+        "main": [
+            [bash(f"rm -f {shlex.quote(_p(ctx, 'CLAUDE.md'))}")],
+            [
+                {
+                    "name": "Edit",
+                    "input": {
+                        "file_path": _p(ctx, "CLAUDE.md"),
+                        "old_string": "Keep",
+                        "new_string": "Kept",
+                    },
+                }
+            ],
+            [bash("echo after-refusals")],
+        ]
+    },
+)
+
+# -- a failing Bash beside siblings, and a Bash past its timeout: nothing is cancelled ---------
+
+FAILING_SIBLINGS = Scenario(
+    name="failing_siblings",
+    description="A failing Bash (exit 1) with Bash, Read and Edit siblings; a Bash timeout",
+    prompt=lambda ctx: "Run the checks together, then the slow one.",
+    files=lambda ctx: {"notes.txt": "draft\n"},
+    script=lambda ctx: {
+        "main": [
+            [
+                bash("exit 1"),
+                bash("sleep 0.3; echo sibling-ran"),
+                read(_p(ctx, "CLAUDE.md")),
+                {
+                    "name": "Edit",
+                    "input": {
+                        "file_path": _p(ctx, "notes.txt"),
+                        "old_string": "draft",
+                        "new_string": "final",
+                    },
+                },
+            ],
+            [
+                {
+                    "name": "Bash",
+                    "input": {
+                        "command": "sleep 3; echo late",
+                        "description": "slow",
+                        "timeout": 1000,
+                    },
+                }
+            ],
+        ]
+    },
+)
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -224,5 +292,7 @@ SCENARIOS: dict[str, Scenario] = {
         TWENTY_SEQUENTIAL,
         LOST_STOP,
         FAST_EXIT,
+        PERMISSION_REFUSAL,
+        FAILING_SIBLINGS,
     )
 }

@@ -111,7 +111,9 @@ def test_raw_hooks_record_every_call(checked: Checked) -> None:
                 assert ev.get("ok") == call.ok, f"{checked.label}: {ev['call_id']} ok"
     if sc.hooks_complete:
         assert dict(pre) == dict.fromkeys(truth, 1), f"{checked.label}: PreToolUse per call"
-        assert dict(post) == dict.fromkeys(truth, 1), f"{checked.label}: PostToolUse per call"
+        # A call that never ran (refused) gets no PostToolUse or PostToolUseFailure in 2.1.328.
+        ran = [cid for cid, c in truth.items() if c.status in ("ok", "failed", "interrupted")]
+        assert dict(post) == dict.fromkeys(ran, 1), f"{checked.label}: PostToolUse per call"
 
 
 @pytest.mark.parametrize(("name", "attempt"), RUNS)
@@ -190,8 +192,9 @@ def test_show_equals_transcript_truth(checked: Checked) -> None:
         ev = by_id[c.call_id]
         assert ev.get("tool_name") == c.name, f"{checked.label}: {c.call_id} name"
         assert ev.get("ok") == c.ok, f"{checked.label}: {c.call_id} ok {ev.get('ok')} != {c.ok}"
-        want_status = {True: "ok", False: "failed", None: None}[c.ok]
-        assert ev.get("status") == want_status, f"{checked.label}: {c.call_id} status"
+        assert ev.get("status") == c.status, (
+            f"{checked.label}: {c.call_id} status {ev.get('status')} != {c.status}"
+        )
         assert "transcript" in (ev.get("sources") or []), f"{checked.label}: {c.call_id} sources"
         if checked.scenario.hooks_complete:
             assert "hook" in (ev.get("sources") or []), f"{checked.label}: {c.call_id} sources"
@@ -209,6 +212,63 @@ def test_show_equals_transcript_truth(checked: Checked) -> None:
     want_subs = {a: (s.parent_call_id, s.agent_type) for a, s in t.subagents.items()}
     assert len(starts) == len(got_subs), f"{checked.label}: a subagent started twice"
     assert got_subs == want_subs, f"{checked.label}: subagent links"
+
+
+def _runs_of(name: str) -> list[Any]:
+    return [p for p in RUNS if p.values[0] == name]
+
+
+@pytest.mark.parametrize(("name", "attempt"), _runs_of("permission_refusal"))
+def test_refusal_is_a_permission_event(checked: Checked) -> None:
+    """A call the permission policy refused never ran: one call with status refused, a
+    ``permission`` event (refused, ok null) linked by call_id, no failure, nothing to retry."""
+    t, raw, events = checked.truth, checked.raw_hooks, checked.show["events"]
+    refused = [c for c in t.calls if c.status == "refused"]
+    # 2.1.328: the deny rule stamps permission-rule, the tool outside --allowedTools user-rejected.
+    assert [c.denial_kind for c in refused] == ["permission-rule", "user-rejected"], checked.label
+    assert [c.status for c in t.calls] == ["refused", "refused", "ok"], checked.label
+    for c in refused:
+        mine = [e for e in events if e.get("call_id") == c.call_id]
+        calls = [e for e in mine if e.get("kind") == "tool_call"]
+        assert len(calls) == 1 and calls[0].get("status") == "refused", checked.label
+        assert calls[0].get("ok") is None, checked.label
+        assert not [e for e in mine if e.get("kind") in RESULT_KINDS], checked.label
+        denied = [e for e in mine if e.get("kind") == "permission" and e.get("status") == "refused"]
+        assert len(denied) == 1 and denied[0].get("ok") is None, f"{checked.label}: {mine}"
+        assert "transcript" in denied[0]["sources"], checked.label
+        # Hooks: a PreToolUse, and no result of any kind (no PermissionDenied either).
+        hooked = [e for e in raw if e.get("call_id") == c.call_id]
+        assert [e["hook_event"] for e in hooked] == ["PreToolUse"], f"{checked.label}: {hooked}"
+    # The Edit outside --allowedTools fired PermissionRequest (no tool_use_id in its payload);
+    # the canonical view links it to the call.
+    asked = [e for e in raw if e.get("hook_event") == "PermissionRequest"]
+    assert [(e.get("tool_name"), e.get("call_id")) for e in asked] == [("Edit", None)]
+    linked = [e for e in events if e.get("kind") == "permission" and e.get("status") == "asked"]
+    assert [e.get("call_id") for e in linked] == [refused[1].call_id], checked.label
+    assert not any(e.get("hook_event") == "PermissionDenied" for e in raw), checked.label
+    # Grading: refusals are not failures; no retry storm, no error.
+    assert checked.score_exit == 0, checked.label
+    grade = checked.score["grades"][0]
+    errors = grade["levels"]["L0"]["facts"]["errors"]
+    assert (errors["failed"], errors["refused"], errors["error_rate"]) == (0, 2, 0.0), errors
+    storm = [a for a in grade["atoms"] if a.get("check") == "retry_storm"]
+    assert [a.get("status") for a in storm] == ["pass"], f"{checked.label}: {storm}"
+
+
+@pytest.mark.parametrize(("name", "attempt"), _runs_of("failing_siblings"))
+def test_failing_bash_cancels_no_sibling(checked: Checked) -> None:
+    """2.1.328 has no sibling cancellation: a Bash exiting 1 leaves its Bash, Read and Edit
+    siblings running to success. A Bash past its own ``timeout`` is a failure, not an interrupt."""
+    t = checked.truth
+    assert [c.status for c in t.calls] == ["failed", "ok", "ok", "ok", "failed"], checked.label
+    assert not [c for c in t.calls if c.denial_kind], checked.label
+    assert (checked.result.paths.project / "notes.txt").read_text() == "final\n"
+    statuses = [e.get("status") for e in checked.show["events"] if e.get("kind") == "tool_call"]
+    assert "cancelled" not in statuses and "interrupted" not in statuses, checked.label
+    timed_out = [e for e in checked.raw_hooks if e.get("call_id") == t.calls[-1].call_id]
+    errors = [e for e in timed_out if e.get("hook_event") == "PostToolUseFailure"]
+    assert len(errors) == 1 and errors[0].get("interrupted") is False, checked.label
+    assert "timed out" in str(errors[0].get("error")), checked.label
 
 
 @pytest.mark.parametrize(("name", "attempt"), RUNS)

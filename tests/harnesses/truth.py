@@ -23,9 +23,14 @@ class Call:
     call_id: str
     name: str
     lane: str  # "main" or the subagent's agentId
-    ok: bool | None  # None: no tool_result in the transcript
+    ok: bool | None  # None: no tool_result in the transcript, or the call never ran
     input: Any = None
     ts: str | None = None
+    # What became of it, straight from the result line: ok / failed from ``is_error``;
+    # ``refused`` or ``cancelled`` / ``interrupted`` from its ``toolDenialKind`` (2.1.x stamps
+    # every call it did not run with one); None without a result.
+    status: str | None = None
+    denial_kind: str | None = None
 
 
 @dataclass
@@ -74,7 +79,7 @@ def find_transcript(home: Path, session_id: str) -> Path:
 
 
 def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> None:
-    results: dict[str, bool] = {}
+    results: dict[str, tuple[bool, str | None]] = {}
     for line in _lines(path):
         kind = line.get("type")
         msg = line.get("message") if isinstance(line.get("message"), dict) else {}
@@ -99,7 +104,11 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
                 truth.prompt_ids.append(pid)
             for b in blocks:
                 if isinstance(b, dict) and b.get("type") == "tool_result":
-                    results[str(b.get("tool_use_id"))] = not bool(b.get("is_error"))
+                    kind_of_denial = line.get("toolDenialKind")
+                    results[str(b.get("tool_use_id"))] = (
+                        not bool(b.get("is_error")),
+                        kind_of_denial if isinstance(kind_of_denial, str) else None,
+                    )
         elif kind == "attachment":
             att = line.get("attachment")
             if isinstance(att, dict) and att.get("type") == "instructions" and lane == MAIN:
@@ -110,9 +119,16 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
         elif kind == "system" and line.get("subtype") == "stop_hook_summary":
             truth.hook_errors += list(line.get("hookErrors") or [])
             truth.hook_commands += [str(h.get("command")) for h in line.get("hookInfos") or []]
-    for cid, ok in results.items():
+    for cid, (ok, denial) in results.items():
         if cid in seen:
-            seen[cid].ok = ok
+            call = seen[cid]
+            call.denial_kind = denial
+            if denial in ("cancelled", "interrupted"):
+                call.status, call.ok = denial, (None if denial == "cancelled" else False)
+            elif denial:
+                call.status, call.ok = "refused", None  # permission-rule, user-rejected, …
+            else:
+                call.status, call.ok = ("ok" if ok else "failed"), ok
 
 
 def derive(home: Path, session_id: str) -> Truth:

@@ -268,3 +268,30 @@ def test_show_json_lists_each_hooked_action_once_in_canonical_order(trail_home: 
     calls = [(e["call_id"], e["ok"]) for e in shown["events"] if e["kind"] == "tool_call"]
     assert calls == [(c, ok) for c, _, ok in _steps(_events(_ordered_stamps()))]
     assert [ok for _, ok in calls].count(False) == 3
+
+
+def test_permission_request_without_call_id_is_linked_to_its_call() -> None:
+    """Claude Code 2.1.328's PermissionRequest names no tool_use_id (the rig's
+    permission_refusal scenario): it is linked to the call of the same lane, tool and input."""
+
+    def hook(event: str, ts: float, **fields: Any) -> dict[str, Any]:
+        payload = {"session_id": "s", "hook_event_name": event, **fields}
+        return dict(normalize(payload, from_epoch(ts), f"d{ts}")[0])
+
+    edit = {"file_path": "/p/a.txt", "old_string": "x", "new_string": "y"}
+    events = [
+        hook("PreToolUse", 1.0, tool_name="Edit", tool_use_id="t1", tool_input=edit),
+        hook("PermissionRequest", 1.1, tool_name="Edit", tool_input=dict(reversed(edit.items()))),
+        hook("PreToolUse", 2.0, tool_name="Bash", tool_use_id="t2", tool_input={"command": "ls"}),
+        hook("PreToolUse", 3.0, tool_name="Bash", tool_use_id="t3", tool_input={"command": "ls"}),
+        hook("PermissionRequest", 3.1, tool_name="Bash", tool_input={"command": "ls"}),
+        hook("PermissionRequest", 4.0, tool_name="Read", tool_input={"file_path": "/q"}),
+    ]
+    before = json.dumps(events)
+    asked = [e for e in canonical(events).events if e["kind"] == "permission"]
+    assert [(e["tool_name"], e.get("call_id"), e["status"]) for e in asked] == [
+        ("Edit", "t1", "asked"),
+        ("Bash", "t3", "asked"),  # the same command twice: the call nearest before it
+        ("Read", None, "asked"),  # no such call: left unlinked
+    ]
+    assert json.dumps(events) == before  # stored events are not changed
