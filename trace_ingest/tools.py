@@ -194,6 +194,13 @@ _REFUSED_NEEDLES: tuple[str, ...] = (
     "has been denied by your rule",
     "because Claude Code is running in don't ask mode",
 )
+# 2.1.328: a tool a deny rule names whole (``permissions.deny: ["Write"]``, ``--disallowedTools
+# Write``) is taken out of the session; a call to it is answered "No such tool available: Write.
+# Write is disabled for this session, in subagents as well as here." with no ``toolDenialKind``
+# and no hook at all. A tool that simply does not exist gets "… is not among the tools available
+# here", a failure of the model's, not a refusal.
+_NO_SUCH_TOOL = "No such tool available: "
+_DISABLED_TOOL = " is disabled for this session"
 # Texts of a tool result whose call the harness cancelled or skipped: it did not run (or its
 # outcome is unknown), and nobody refused it.
 _CANCELLED_PREFIXES: tuple[str, ...] = (
@@ -247,6 +254,9 @@ def result_status(
     ):
         return "refused"
     if any(n in head for n in _REFUSED_NEEDLES):
+        return "refused"
+    bare = head.removeprefix("Error: ")
+    if bare.startswith(_NO_SUCH_TOOL) and _DISABLED_TOOL in bare.split("\n", 1)[0]:
         return "refused"
     if head.startswith(_CANCELLED_PREFIXES):
         return "cancelled"

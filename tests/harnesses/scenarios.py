@@ -218,12 +218,12 @@ FAST_EXIT = Scenario(
 
 def _deny_rm(settings: dict[str, Any], ctx: RunContext) -> None:
     """A project deny rule, as a user writes it in .claude/settings.json."""
-    settings.setdefault("permissions", {})["deny"] = ["Bash(rm:*)"]
+    settings.setdefault("permissions", {})["deny"] = ["Bash(rm:*)", "Write"]
 
 
 PERMISSION_REFUSAL = Scenario(
     name="permission_refusal",
-    description="A Bash call a deny rule refuses; an Edit not in --allowedTools; then an echo",
+    description="A Bash a deny rule refuses; an Edit not in --allowedTools; Write denied whole",
     allowed_tools="Bash(echo:*) Read",
     patch_settings=_deny_rm,
     prompt=lambda ctx: "Clean up and fix the notes.",
@@ -240,6 +240,7 @@ PERMISSION_REFUSAL = Scenario(
                     },
                 }
             ],
+            [{"name": "Write", "input": {"file_path": _p(ctx, "new.txt"), "content": "x\n"}}],
             [bash("echo after-refusals")],
         ]
     },

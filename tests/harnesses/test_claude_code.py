@@ -110,7 +110,8 @@ def test_raw_hooks_record_every_call(checked: Checked) -> None:
             if ev["kind"] in RESULT_KINDS:
                 assert ev.get("ok") == call.ok, f"{checked.label}: {ev['call_id']} ok"
     if sc.hooks_complete:
-        assert dict(pre) == dict.fromkeys(truth, 1), f"{checked.label}: PreToolUse per call"
+        hooked = [cid for cid, c in truth.items() if not c.disabled]
+        assert dict(pre) == dict.fromkeys(hooked, 1), f"{checked.label}: PreToolUse per call"
         # A call that never ran (refused) gets no PostToolUse or PostToolUseFailure in 2.1.328.
         ran = [cid for cid, c in truth.items() if c.status in ("ok", "failed", "interrupted")]
         assert dict(post) == dict.fromkeys(ran, 1), f"{checked.label}: PostToolUse per call"
@@ -196,7 +197,7 @@ def test_show_equals_transcript_truth(checked: Checked) -> None:
             f"{checked.label}: {c.call_id} status {ev.get('status')} != {c.status}"
         )
         assert "transcript" in (ev.get("sources") or []), f"{checked.label}: {c.call_id} sources"
-        if checked.scenario.hooks_complete:
+        if checked.scenario.hooks_complete and not c.disabled:
             assert "hook" in (ev.get("sources") or []), f"{checked.label}: {c.call_id} sources"
         assert ev.get("provenance"), f"{checked.label}: {c.call_id} has no provenance"
     # One result per answered call, after its call (never above it, whatever arrived first).
@@ -225,8 +226,9 @@ def test_refusal_is_a_permission_event(checked: Checked) -> None:
     t, raw, events = checked.truth, checked.raw_hooks, checked.show["events"]
     refused = [c for c in t.calls if c.status == "refused"]
     # 2.1.328: the deny rule stamps permission-rule, the tool outside --allowedTools user-rejected.
-    assert [c.denial_kind for c in refused] == ["permission-rule", "user-rejected"], checked.label
-    assert [c.status for c in t.calls] == ["refused", "refused", "ok"], checked.label
+    kinds = [(c.denial_kind, c.disabled) for c in refused]
+    assert kinds == [("permission-rule", False), ("user-rejected", False), (None, True)], kinds
+    assert [c.status for c in t.calls] == ["refused", "refused", "refused", "ok"], checked.label
     for c in refused:
         mine = [e for e in events if e.get("call_id") == c.call_id]
         calls = [e for e in mine if e.get("kind") == "tool_call"]
@@ -236,9 +238,10 @@ def test_refusal_is_a_permission_event(checked: Checked) -> None:
         denied = [e for e in mine if e.get("kind") == "permission" and e.get("status") == "refused"]
         assert len(denied) == 1 and denied[0].get("ok") is None, f"{checked.label}: {mine}"
         assert "transcript" in denied[0]["sources"], checked.label
-        # Hooks: a PreToolUse, and no result of any kind (no PermissionDenied either).
-        hooked = [e for e in raw if e.get("call_id") == c.call_id]
-        assert [e["hook_event"] for e in hooked] == ["PreToolUse"], f"{checked.label}: {hooked}"
+        # Hooks: a PreToolUse (none for the disabled tool), and no result of any kind (no
+        # PermissionDenied either).
+        hooked = [e["hook_event"] for e in raw if e.get("call_id") == c.call_id]
+        assert hooked == ([] if c.disabled else ["PreToolUse"]), f"{checked.label}: {hooked}"
     # The Edit outside --allowedTools fired PermissionRequest (no tool_use_id in its payload);
     # the canonical view links it to the call.
     asked = [e for e in raw if e.get("hook_event") == "PermissionRequest"]
@@ -250,7 +253,7 @@ def test_refusal_is_a_permission_event(checked: Checked) -> None:
     assert checked.score_exit == 0, checked.label
     grade = checked.score["grades"][0]
     errors = grade["levels"]["L0"]["facts"]["errors"]
-    assert (errors["failed"], errors["refused"], errors["error_rate"]) == (0, 2, 0.0), errors
+    assert (errors["failed"], errors["refused"], errors["error_rate"]) == (0, 3, 0.0), errors
     storm = [a for a in grade["atoms"] if a.get("check") == "retry_storm"]
     assert [a.get("status") for a in storm] == ["pass"], f"{checked.label}: {storm}"
 

@@ -31,6 +31,9 @@ class Call:
     # every call it did not run with one); None without a result.
     status: str | None = None
     denial_kind: str | None = None
+    # Refused because a deny rule took the whole tool out of the session: 2.1.328 answers
+    # "No such tool available: X. X is disabled for this session…" before any hook fires.
+    disabled: bool = False
 
 
 @dataclass
@@ -79,7 +82,7 @@ def find_transcript(home: Path, session_id: str) -> Path:
 
 
 def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> None:
-    results: dict[str, tuple[bool, str | None]] = {}
+    results: dict[str, tuple[bool, str | None, bool]] = {}
     for line in _lines(path):
         kind = line.get("type")
         msg = line.get("message") if isinstance(line.get("message"), dict) else {}
@@ -105,9 +108,11 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
             for b in blocks:
                 if isinstance(b, dict) and b.get("type") == "tool_result":
                     kind_of_denial = line.get("toolDenialKind")
+                    text = json.dumps(b.get("content"))
                     results[str(b.get("tool_use_id"))] = (
                         not bool(b.get("is_error")),
                         kind_of_denial if isinstance(kind_of_denial, str) else None,
+                        bool(b.get("is_error")) and "is disabled for this session" in text,
                     )
         elif kind == "attachment":
             att = line.get("attachment")
@@ -119,11 +124,13 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
         elif kind == "system" and line.get("subtype") == "stop_hook_summary":
             truth.hook_errors += list(line.get("hookErrors") or [])
             truth.hook_commands += [str(h.get("command")) for h in line.get("hookInfos") or []]
-    for cid, (ok, denial) in results.items():
+    for cid, (ok, denial, disabled) in results.items():
         if cid in seen:
             call = seen[cid]
-            call.denial_kind = denial
-            if denial in ("cancelled", "interrupted"):
+            call.denial_kind, call.disabled = denial, disabled
+            if disabled:
+                call.status, call.ok = "refused", None
+            elif denial in ("cancelled", "interrupted"):
                 call.status, call.ok = denial, (None if denial == "cancelled" else False)
             elif denial:
                 call.status, call.ok = "refused", None  # permission-rule, user-rejected, …

@@ -7,6 +7,7 @@ import json
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from telemetry.lifecycle import to_epoch
 from tests.conftest import TRAIL, read_trace_lines, run_hook
@@ -186,3 +187,23 @@ def test_sources_disagreeing_on_success_is_an_integrity_finding(
     agreement = atom(both, AGREEMENT)
     assert "1 call(s) whose success the sources disagree on" in str(agreement["reason"])
     assert agreement["earned"] == 0.5  # toolu_1 and toolu_3 agree; toolu_2 and toolu_4 do not
+
+
+def test_a_refused_call_no_hook_could_see_is_not_missed() -> None:
+    """Claude Code 2.1.328 refuses a call to a tool a deny rule took out of the session before
+    any hook fires (rig scenario permission_refusal): the hook did not miss it. A failure the
+    hook lacks is still missed."""
+    from scorers.sources import compare_sources
+
+    def ev(cid: str, srcs: list[str], t: str, **f: Any) -> dict[str, Any]:
+        return {"id": cid + t, "kind": "tool_call", "call_id": cid, "sources": srcs,
+                "ts": f"2026-01-01T00:00:0{t}Z", **f}  # fmt: skip
+
+    events = [
+        ev("a", ["transcript", "hook"], "1", ok=True, status="ok"),
+        ev("w", ["transcript"], "2", ok=None, status="refused"),
+        ev("f", ["transcript"], "3", ok=False, status="failed"),
+        ev("z", ["transcript", "hook"], "4", ok=True, status="ok"),
+    ]
+    agreement = compare_sources(events)
+    assert [f.call_id for f in agreement.findings if f.kind == "missed"] == ["f"]

@@ -351,6 +351,32 @@ def test_user_rejected_line_of_2_1_x_is_a_refusal(
         ("anything", {"toolDenialKind": "cancelled"}, "cancelled"),
         ("anything", {"permissionDecision": {"decision": "deny", "source": "rule"}}, "refused"),
         ("Exit code 2\nls: cannot access '/nonexistent'", {}, "failed"),
+        # 2.1.328 (rig scenario permission_refusal): a deny rule naming the whole tool takes it
+        # out of the session; a made-up tool name is the model's own failure.
+        (
+            "<tool_use_error>Error: No such tool available: Bash. Bash is disabled for this "
+            "session, in subagents as well as here.</tool_use_error>",
+            {},
+            "refused",
+        ),
+        (
+            "<tool_use_error>Error: No such tool available: Bash. Bash is not among the tools "
+            "available here. Continue with the tools you have.</tool_use_error>",
+            {},
+            "failed",
+        ),
+        # 2.1.328 (rig scenario failing_siblings): a Bash past its own timeout failed.
+        ("Exit code 143\nCommand timed out after 1s", {}, "failed"),
+        # 2.1.328 (rig scenario permission_refusal): not in --allowedTools, in -p mode.
+        (
+            "Claude requested permissions to write to /p/CLAUDE.md, but you haven't granted it "
+            "yet.",
+            {
+                "toolDenialKind": "user-rejected",
+                "permissionDecision": {"decision": "reject", "source": "config"},
+            },
+            "refused",
+        ),
     ],
 )
 def test_result_status_of_cancellations_and_refusals(
