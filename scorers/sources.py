@@ -147,12 +147,39 @@ def _per_source(ev: Mapping[str, Any], name: str) -> dict[str, Any]:
     return out
 
 
+def _one_source(events: Sequence[Mapping[str, Any]], sources: tuple[str, ...]) -> SourceAgreement:
+    """A session one source recorded: nothing to compare, every action outside another
+    source's span. The same counts as the full comparison, without parsing a time."""
+    internal_agents = {
+        str(e["agent_id"]) for e in events if e.get("internal") and e.get("agent_id")
+    }
+    actions: set[str] = set()
+    no_id: set[str] = set()
+    internal: set[str] = set()
+    for ev in events:
+        if ev.get("kind") not in TOOL_KINDS:
+            continue
+        cid = ev.get("call_id")
+        if ev.get("internal") or str(ev.get("agent_id") or "") in internal_agents:
+            internal.add(str(cid or ev.get("id")))
+        elif not cid:
+            no_id.add(str(ev.get("id")))
+        else:
+            actions.add(str(cid))
+    out = SourceAgreement(sources, {}, no_call_id=len(no_id), internal=len(internal))
+    out.actions = out.outside_span = len(actions)
+    return out
+
+
 def compare_sources(
     events: Sequence[Mapping[str, Any]],
     disagreements: Iterable[Mapping[str, Any]] = (),
     margin_s: float = SPAN_MARGIN_S,
 ) -> SourceAgreement:
     """Compare what each source recorded of the session (see the module docstring)."""
+    every = {s for ev in events for s in sources_of(ev)}
+    if len(every) < 2:
+        return _one_source(events, tuple(sorted(every)))
     spans: dict[str, tuple[float, float]] = {}
     internal_agents = {
         str(e["agent_id"]) for e in events if e.get("internal") and e.get("agent_id")

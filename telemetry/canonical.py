@@ -139,12 +139,29 @@ def is_quiet(ev: dict[str, Any]) -> bool:
 
 def canonical(events: Iterable[dict[str, Any]]) -> Canonical:
     """Merge and order one session's stored events (see the module docstring)."""
+    _EPOCH.clear()
     groups = _group(_link_permission_requests(list(events)))
     out = Canonical(events=[])
     merged = [_merge(g, out) for g in groups]
     _carry_results(merged)
     out.events = _order(merged, groups)
+    _EPOCH.clear()
     return out
+
+
+# Parsed times of the strings seen in one canonical() call (timestamps repeat across the
+# sort keys and the ordering pass; parsing them is most of the cost).
+_EPOCH: dict[str, float | None] = {}
+
+
+def _epoch(stamp: Any) -> float | None:
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return _EPOCH[stamp]
+    except KeyError:
+        value = _EPOCH[stamp] = to_epoch(stamp)
+        return value
 
 
 # --- 1. merge ----------------------------------------------------------------------------
@@ -160,12 +177,17 @@ def _link_permission_requests(events: list[dict[str, Any]]) -> list[dict[str, An
     command run twice) the one nearest before the request is taken. Events are copied, never
     changed in place.
     """
+    if not any(
+        e.get("kind") == "permission" and not e.get("call_id") and e.get("tool_name")
+        for e in events
+    ):
+        return events  # nothing to link (most sessions): skip keying every call's input
     calls: dict[tuple[str, str, str], list[tuple[float, str]]] = {}
     for ev in events:
         cid = ev.get("call_id")
         if ev.get("kind") == "tool_call" and cid and ev.get("tool_name"):
             key = (str(ev.get("agent_id") or ""), str(ev["tool_name"]), _input_key(ev.get("input")))
-            when = to_epoch(ev.get("ts")) or 0.0
+            when = _epoch(ev.get("ts")) or 0.0
             calls.setdefault(key, []).append((when, str(cid)))
     if not calls:
         return events
@@ -179,7 +201,7 @@ def _link_permission_requests(events: list[dict[str, Any]]) -> list[dict[str, An
             if len(ids) == 1:
                 cid = next(iter(ids))
             elif ids:
-                when = to_epoch(ev.get("ts")) or 0.0
+                when = _epoch(ev.get("ts")) or 0.0
                 before = [(t, c) for t, c in found if t <= when]
                 cid = max(before)[1] if before else None
             if cid is not None:
@@ -226,7 +248,7 @@ def _source_position(ev: dict[str, Any]) -> tuple[Any, ...]:
     return (
         str(ev.get("source") or ""),
         str((ev.get("extra") or {}).get("file") or "") if isinstance(ev.get("extra"), dict) else "",
-        to_epoch(ev.get("ts")) or 0.0,
+        _epoch(ev.get("ts")) or 0.0,
         seq if isinstance(seq, int) else 0,
         PHASE.get(str(ev.get("kind")), 8),
         str(ev.get("id") or ""),
@@ -294,9 +316,24 @@ def _identity(
     return ("event", str(ev.get("id") or id(ev)))
 
 
+def _provenance_entry(ev: dict[str, Any]) -> dict[str, Any]:
+    entry = {"source": ev.get("source"), "id": ev.get("id"), "hook_event": ev.get("hook_event")}
+    # What each source said of the outcome, so a grader reading only canonical events still
+    # sees where the sources disagree.
+    for name in ("kind", "ok", "status"):
+        if ev.get(name) is not None:
+            entry[name] = ev[name]
+    return entry
+
+
 def _merge(group: list[dict[str, Any]], out: Canonical) -> dict[str, Any]:
-    if len(group) == 1 and "provenance" in group[0]:
-        return dict(group[0])  # already canonical
+    if len(group) == 1:
+        # One source saw it (most events of a single-source session): nothing to merge.
+        base = dict(group[0])
+        if "provenance" not in base:
+            base["sources"] = _sources_of(base)
+            base["provenance"] = [_provenance_entry(group[0])]
+        return base
     ranked = sorted(group, key=lambda e: (_truth_rank(e), _source_position(e)))
     base = dict(ranked[0])
     for name in _MERGED_FIELDS:
@@ -310,7 +347,7 @@ def _merge(group: list[dict[str, Any]], out: Canonical) -> dict[str, Any]:
     base["id"] = first.get("id")
     stamps = [e.get("received_at") for e in group if e.get("received_at")]
     if stamps:
-        base["received_at"] = min(stamps, key=lambda s: to_epoch(s) or 0.0)
+        base["received_at"] = min(stamps, key=lambda s: _epoch(s) or 0.0)
     sources: list[str] = []
     provenance: list[dict[str, Any]] = []
     for ev in sorted(group, key=_source_position):
@@ -321,17 +358,7 @@ def _merge(group: list[dict[str, Any]], out: Canonical) -> dict[str, Any]:
         if isinstance(given, list):
             provenance.extend(p for p in given if isinstance(p, dict))
         else:
-            entry = {
-                "source": ev.get("source"),
-                "id": ev.get("id"),
-                "hook_event": ev.get("hook_event"),
-            }
-            # What each source said of the outcome, so a grader reading only canonical events
-            # still sees where the sources disagree.
-            for name in ("kind", "ok", "status"):
-                if ev.get(name) is not None:
-                    entry[name] = ev[name]
-            provenance.append(entry)
+            provenance.append(_provenance_entry(ev))
     base["sources"] = sorted(sources, key=lambda s: TRUTH.index(s) if s in TRUTH else len(TRUTH))
     base["provenance"] = provenance
     redactions: Counter[str] = Counter()
@@ -396,12 +423,12 @@ def _carry_results(events: list[dict[str, Any]]) -> None:
 def _when(ev: dict[str, Any], group: list[dict[str, Any]]) -> float:
     """When the action happened: the harness's own time if any source recorded one, else the
     earliest hook stamp; a call no later than its result's stamp minus the tool's duration."""
-    truthful = [e for e in group if e.get("source") != "hook" and to_epoch(e.get("ts"))]
+    truthful = [e for e in group if e.get("source") != "hook" and _epoch(e.get("ts"))]
     if truthful:
         best = min(truthful, key=_truth_rank)
-        return to_epoch(best.get("ts")) or 0.0
-    stamps = [t for e in group if (t := to_epoch(e.get("ts") or e.get("received_at")))]
-    return min(stamps) if stamps else to_epoch(ev.get("ts")) or 0.0
+        return _epoch(best.get("ts")) or 0.0
+    stamps = [t for e in group if (t := _epoch(e.get("ts") or e.get("received_at")))]
+    return min(stamps) if stamps else _epoch(ev.get("ts")) or 0.0
 
 
 def _order(
