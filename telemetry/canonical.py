@@ -143,6 +143,7 @@ def canonical(events: Iterable[dict[str, Any]]) -> Canonical:
     groups = _group(_link_permission_requests(list(events)))
     out = Canonical(events=[])
     merged = [_merge(g, out) for g in groups]
+    _mark_compaction_attempts(merged, groups)
     _carry_results(merged)
     out.events = _order(merged, groups)
     _EPOCH.clear()
@@ -390,6 +391,30 @@ def _compare(base: dict[str, Any], group: list[dict[str, Any]], out: Canonical) 
                     values,
                 )
             )
+
+
+def _mark_compaction_attempts(
+    merged: list[dict[str, Any]], groups: list[list[dict[str, Any]]]
+) -> None:
+    """A PreCompact that no PostCompact and no transcript boundary follows was an attempt.
+
+    Claude Code 2.1.328 fires PreCompact for every auto-compaction it starts, also for those
+    that fail ("too_few_groups", an empty summary), and PostCompact only for one that finished
+    (docs/testing.md). Where the session shows that it can tell (a PostCompact anywhere, or a
+    transcript), an unfinished one keeps its event, with ``status: "attempted"``, and is not
+    counted as a compaction.
+    """
+    flat = [e for g in groups for e in g]
+    can_tell = any(e.get("hook_event") == "PostCompact" for e in flat) or any(
+        e.get("source") == "transcript" for e in flat
+    )
+    if not can_tell:
+        return
+    for ev, group in zip(merged, groups, strict=True):
+        if ev.get("kind") != "compaction":
+            continue
+        if all(e.get("source") == "hook" and e.get("hook_event") == "PreCompact" for e in group):
+            ev["status"] = "attempted"
 
 
 def _carry_results(events: list[dict[str, Any]]) -> None:

@@ -295,3 +295,19 @@ def test_permission_request_without_call_id_is_linked_to_its_call() -> None:
         ("Read", None, "asked"),  # no such call: left unlinked
     ]
     assert json.dumps(events) == before  # stored events are not changed
+
+
+def test_failed_compaction_attempts_are_marked_not_counted_as_compactions() -> None:
+    """2.1.328 fires PreCompact for each auto-compaction it starts, PostCompact only for one
+    that finished (docs/testing.md): three failed attempts, then one real compaction."""
+    payloads = [{"hook_event_name": "PreCompact", "trigger": "auto"} for _ in range(3)]
+    payloads += [
+        {"hook_event_name": "PreCompact", "trigger": "auto"},
+        {"hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": "s"},
+    ]
+    events = []
+    for n, payload in enumerate(payloads):
+        events += normalize({**BASE, **payload}, from_epoch(T0 + n), f"{n:016x}")
+    compactions = [e for e in canonical(events).events if e["kind"] == "compaction"]
+    assert [e.get("status") for e in compactions] == ["attempted"] * 3 + [None]
+    assert len(compactions[-1]["provenance"]) == 2  # PreCompact + PostCompact: one event
