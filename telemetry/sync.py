@@ -195,10 +195,8 @@ def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = Tr
     return report
 
 
-@contextmanager
-def writing(conn: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction: ``BEGIN IMMEDIATE`` (raising MirrorBusy if the lock stays
-    taken), committed on success, rolled back on any exception."""
+def _begin_immediate(conn: sqlite3.Connection) -> None:
+    """Take the write lock, or raise MirrorBusy when another writer keeps it."""
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
@@ -207,6 +205,13 @@ def writing(conn: sqlite3.Connection) -> Iterator[None]:
                 "the mirror is busy: another `trail sync` or `trail watch` is writing it"
             ) from exc
         raise
+
+
+@contextmanager
+def writing(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction: ``BEGIN IMMEDIATE`` (raising MirrorBusy if the lock stays
+    taken), committed on success, rolled back on any exception."""
+    _begin_immediate(conn)
     try:
         yield
     except BaseException:
@@ -230,14 +235,7 @@ class _Batch:
     def begin(self) -> None:
         if self.open:
             return
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise MirrorBusy(
-                    "the mirror is busy: another `trail sync` or `trail watch` is writing it"
-                ) from exc
-            raise
+        _begin_immediate(self.conn)
         self.open = True
 
     def stepped(self, size: int) -> None:
