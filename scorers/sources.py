@@ -147,39 +147,16 @@ def _per_source(ev: Mapping[str, Any], name: str) -> dict[str, Any]:
     return out
 
 
-def _one_source(events: Sequence[Mapping[str, Any]], sources: tuple[str, ...]) -> SourceAgreement:
-    """A session one source recorded: nothing to compare, every action outside another
-    source's span. The same counts as the full comparison, without parsing a time."""
-    internal_agents = {
-        str(e["agent_id"]) for e in events if e.get("internal") and e.get("agent_id")
-    }
-    actions: set[str] = set()
-    no_id: set[str] = set()
-    internal: set[str] = set()
-    for ev in events:
-        if ev.get("kind") not in TOOL_KINDS:
-            continue
-        cid = ev.get("call_id")
-        if ev.get("internal") or str(ev.get("agent_id") or "") in internal_agents:
-            internal.add(str(cid or ev.get("id")))
-        elif not cid:
-            no_id.add(str(ev.get("id")))
-        else:
-            actions.add(str(cid))
-    out = SourceAgreement(sources, {}, no_call_id=len(no_id), internal=len(internal))
-    out.actions = out.outside_span = len(actions)
-    return out
-
-
 def compare_sources(
     events: Sequence[Mapping[str, Any]],
     disagreements: Iterable[Mapping[str, Any]] = (),
     margin_s: float = SPAN_MARGIN_S,
 ) -> SourceAgreement:
     """Compare what each source recorded of the session (see the module docstring)."""
+    # With one source there is nothing to compare: skip parsing times and per-source values
+    # (every action then lies outside another source's span).
     every = {s for ev in events for s in sources_of(ev)}
-    if len(every) < 2:
-        return _one_source(events, tuple(sorted(every)))
+    multi = len(every) > 1
     spans: dict[str, tuple[float, float]] = {}
     internal_agents = {
         str(e["agent_id"]) for e in events if e.get("internal") and e.get("agent_id")
@@ -189,7 +166,7 @@ def compare_sources(
     internal: set[str] = set()
     for ev in events:
         srcs = sources_of(ev)
-        t = to_epoch(ev.get("ts"))
+        t = to_epoch(ev.get("ts")) if multi else None
         if t is not None:
             for s in srcs:
                 lo, hi = spans.get(s, (t, t))
@@ -208,7 +185,9 @@ def compare_sources(
         act.ids.append(str(ev.get("id")))
         if t is not None:
             act.when = t if act.when is None else min(act.when, t)
-        if ev.get("kind") in RESULT_KINDS or ev.get("status") or ev.get("ok") is not None:
+        if multi and (
+            ev.get("kind") in RESULT_KINDS or ev.get("status") or ev.get("ok") is not None
+        ):
             for s, v in _per_source(ev, "ok").items():
                 if isinstance(v, bool):
                     act.ok.setdefault(s, v)
@@ -225,7 +204,7 @@ def compare_sources(
             act.ok.update({str(k): v for k, v in values.items() if isinstance(v, bool)})
         elif d.get("field") == "status":
             act.status.update({str(k): v for k, v in values.items() if isinstance(v, str)})
-    sources = tuple(sorted(spans))
+    sources = tuple(sorted(spans if multi else every))
     out = SourceAgreement(sources, spans, no_call_id=len(no_id), internal=len(internal))
     out.actions = len(actions)
     for act in actions.values():

@@ -30,6 +30,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from telemetry.lifecycle import to_epoch
@@ -139,30 +140,24 @@ def is_quiet(ev: dict[str, Any]) -> bool:
 
 def canonical(events: Iterable[dict[str, Any]]) -> Canonical:
     """Merge and order one session's stored events (see the module docstring)."""
-    _EPOCH.clear()
     groups = _group(_link_permission_requests(list(events)))
     out = Canonical(events=[])
     merged = [_merge(g, out) for g in groups]
     _mark_compaction_attempts(merged, groups)
     _carry_results(merged)
     out.events = _order(merged, groups)
-    _EPOCH.clear()
     return out
 
 
-# Parsed times of the strings seen in one canonical() call (timestamps repeat across the
-# sort keys and the ordering pass; parsing them is most of the cost).
-_EPOCH: dict[str, float | None] = {}
-
-
 def _epoch(stamp: Any) -> float | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        return _EPOCH[stamp]
-    except KeyError:
-        value = _EPOCH[stamp] = to_epoch(stamp)
-        return value
+    return _parse_stamp(stamp) if isinstance(stamp, str) else None
+
+
+# Timestamps repeat across the sort keys and the ordering pass, and parsing them was most of
+# the cost of a canonical session.
+@lru_cache(maxsize=1 << 16)
+def _parse_stamp(stamp: str) -> float | None:
+    return to_epoch(stamp)
 
 
 # --- 1. merge ----------------------------------------------------------------------------

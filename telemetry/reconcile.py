@@ -26,6 +26,7 @@ from sqlite_utils import Database
 
 from trace_ingest.errors import TrailError
 from trace_ingest.paths import ensure_home
+from trace_ingest.store import write_all
 
 STATE_FILE = "reconcile.json"
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
@@ -83,10 +84,15 @@ def _save_state(home: str, state: dict[str, Any]) -> None:
         os.unlink(tmp)  # a stale one (or a FIFO planted there) is never opened
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
-        os.write(fd, orjson.dumps(state))
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        try:
+            write_all(fd, orjson.dumps(state))
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _transcript_path(db: Database, key: str) -> str | None:
@@ -192,5 +198,8 @@ def reconcile_closed(db: Database, home: str) -> ReconcileReport:
         state[key] = {"path": path, "read": fingerprint, "events": event_count}
         changed = True
     if changed:
-        _save_state(home, state)
+        # The state only saves reading unchanged files again (imports are idempotent): a
+        # full disk here must not fail the read command that synced.
+        with contextlib.suppress(OSError):
+            _save_state(home, state)
     return report

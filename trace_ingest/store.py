@@ -64,12 +64,13 @@ def append_lines(path: str, data: str, home: str | None = None) -> None:
     finally:
         os.close(folder)
     try:
-        _write_all(fd, payload)
+        write_all(fd, payload)
     finally:
         os.close(fd)
 
 
-def _write_all(fd: int, payload: bytes) -> None:
+def write_all(fd: int, payload: bytes) -> None:
+    """Write all of ``payload`` to ``fd`` (os.write may write less on a full disk or a signal)."""
     written = os.write(fd, payload)
     # A short write only happens on a full disk or a signal; finish the line rather than
     # leave a torn one (the mirror would quarantine it).
@@ -110,7 +111,7 @@ def _append_log(home: str, line: bytes) -> None:
                     # `.1` cannot be replaced (a folder, say): start this log again rather
                     # than grow past the cap; the newest entries are the ones doctor needs.
                     os.ftruncate(fd, 0)
-            _write_all(fd, line)
+            write_all(fd, line)
         finally:
             os.close(fd)
     finally:

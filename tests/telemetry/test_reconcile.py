@@ -149,3 +149,18 @@ def test_a_symlinked_transcript_is_refused(tmp_path: Path, trail_home: Path) -> 
     assert all(e["sources"] == ["hook"] for e in _show()["events"])
     state = json.loads((trail_home / "reconcile.json").read_text())
     assert "symbolic link" in next(iter(state.values()))["refused"]
+
+
+def test_state_that_cannot_be_saved_does_not_fail_the_read(
+    tmp_path: Path, trail_home: Path
+) -> None:
+    """The state only spares re-reading unchanged transcripts: a reconcile.json that cannot be
+    replaced (here a folder; a full disk alike) leaves the command working and the result
+    exact."""
+    transcript = tmp_path / f"{SID}.jsonl"
+    _transcript(transcript, CALLS)
+    _hook_session(transcript, CALLS)
+    (trail_home / "reconcile.json").mkdir()
+    calls = [e for e in _show()["events"] if e["kind"] == "tool_call"]
+    assert all(e["sources"] == ["transcript", "hook"] for e in calls)
+    assert not list(trail_home.glob("reconcile.json.*.tmp"))
