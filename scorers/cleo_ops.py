@@ -26,20 +26,19 @@ import os
 import re
 import shlex
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from scorers.completeness import Gap, GapKind, Profile
 from scorers.contents import (
-    NOT_RUN,
     Contents,
     agent_steps,
     is_internal,
     nothing_to_grade,
     step_status,
 )
-from scorers.steps import Step
+from scorers.steps import NOT_RUN, Step
 from telemetry.lifecycle import to_epoch
 from trace_ingest.errors import ScorerError
 
@@ -334,7 +333,12 @@ def ops_from_steps(steps: Iterable[Step], contents: Contents | None = None) -> l
     return ops
 
 
-def ops_from_skills(events: Iterable[dict[str, Any]]) -> list[Op]:
+def ops_from_skills(
+    events: Iterable[dict[str, Any]], internal_agents: Mapping[str, str] | None = None
+) -> list[Op]:
+    """Skill loads of the user's agents (not of a harness-internal agent, whether the event
+    or only its agent is marked internal)."""
+    internal = internal_agents or {}
     return [
         Op(
             "skills",
@@ -350,6 +354,7 @@ def ops_from_skills(events: Iterable[dict[str, Any]]) -> list[Op]:
         if e.get("kind") == "skill_loaded"
         and "cleo" in str(e.get("skill") or "").lower()
         and not e.get("internal")
+        and str(e.get("agent_id") or "") not in internal
     ]
 
 
@@ -358,7 +363,7 @@ def tool_stream(
 ) -> OpStream:
     """Ops the agent made through its tools; visibility follows the session's profile."""
     contents = profile.contents
-    ops = ops_from_steps(steps, contents) + ops_from_skills(events)
+    ops = ops_from_steps(steps, contents) + ops_from_skills(events, contents.internal_agents)
     ops.sort(key=lambda o: _epoch(o.ts))
     blind: dict[str, tuple[GapKind, str]] = {}
     for cap, needs in (
@@ -672,9 +677,8 @@ def _absorb(twin: Op, op: Op) -> None:
     """One operation seen twice. CLEO's audit row is CLEO's own record of it: its gateway
     (``query`` / ``mutate``: the tool-call copy of a ``ct`` command only knows ``cli``), params,
     success and error code win where the row has them; the tool call fills the rest."""
+    # The audit row wins; between two tool-call copies, the first (twin) wins.
     audit, other = (op, twin) if op.origin == "audit" else (twin, op)
-    if audit.origin != "audit":  # two tool-call streams: keep the first, fill its gaps
-        audit, other = twin, op
     twin.gateway = audit.gateway or other.gateway
     twin.params = audit.params if "params" in audit.records or not other.params else other.params
     twin.success = audit.success if audit.success is not None else other.success

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from scorers.contents import Contents, session_contents, step_status
 from scorers.steps import Pairing
+from telemetry.canonical import sources_of
 from trace_ingest.capabilities import CAPABILITY_NAMES, capabilities_of
 
 GapKind = Literal["cannot-provide", "trace-missing"]
@@ -96,15 +97,6 @@ def _cannot(cap: str, sources: Sequence[str]) -> Gap:
     return Gap("cannot-provide", cap, f"not provided by {where}")
 
 
-def event_sources(ev: dict[str, Any]) -> list[str]:
-    """The sources that recorded an event: a canonical event's ``sources`` (one event per
-    action, telemetry.canonical), else the stored event's own ``source``."""
-    given = ev.get("sources")
-    if isinstance(given, list) and given:
-        return [str(s) for s in given]
-    return [str(ev.get("source") or "")]
-
-
 def session_profile(
     events: Sequence[dict[str, Any]],
     pairing: Pairing,
@@ -115,7 +107,7 @@ def session_profile(
     """Profile of a recorded session. ``attached`` = capabilities supplied from outside the
     trace (an explicit task outcome, an attached CLEO audit log), capability -> origin."""
     sources, declared = declared_of(
-        (str(e.get("harness") or ""), src) for e in events for src in event_sources(e)
+        (str(e.get("harness") or ""), src) for e in events for src in sources_of(e)
     )
     attached = attached or {}
     contents = session_contents(events, pairing.steps)

@@ -27,12 +27,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorers.steps import Step
+from scorers.steps import RESULT_KINDS, Step
 
-RESULT_KINDS = frozenset({"tool_result", "tool_error"})
 STEP_STATUSES = ("ok", "failed", "interrupted", "refused", "cancelled", "unknown")
 EVENT_STATUSES = frozenset({"ok", "failed", "interrupted", "refused", "cancelled", "asked"})
-NOT_RUN = frozenset({"refused", "cancelled"})  # the tool never ran
 KNOWN_OUTCOME = frozenset({"ok", "failed"})  # ran, and we know how it went
 SKILL_NAMES = frozenset({"skill", "Skill"})
 NOTHING = "nothing-to-grade"

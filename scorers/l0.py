@@ -31,18 +31,18 @@ from scorers.atoms import (
     unscored,
 )
 from scorers.base import FnCheck, run_checks
-from scorers.completeness import Profile, event_sources
+from scorers.completeness import Profile
 from scorers.contents import (
     KNOWN_OUTCOME,
     NOTHING,
-    RESULT_KINDS,
     STEP_STATUSES,
     is_internal,
     nothing_to_grade,
     step_status,
 )
 from scorers.sources import SourceAgreement, compare_sources
-from scorers.steps import Pairing, Step
+from scorers.steps import RESULT_KINDS, Pairing, Step
+from telemetry.canonical import sources_of
 from telemetry.lifecycle import to_epoch
 
 LEVEL = "L0"
@@ -91,7 +91,7 @@ def facts(ctx: L0Ctx, idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS) -> dic
     contents = ctx.profile.contents
     by_kind = Counter(str(e.get("kind")) for e in events)
     # A canonical event counts once for every source that saw it.
-    by_source = Counter(f"{e.get('harness')}/{src}" for e in events for src in event_sources(e))
+    by_source = Counter(f"{e.get('harness')}/{src}" for e in events for src in sources_of(e))
     own = ctx.own_steps()
     internal = ctx.internal_steps()
     tools = Counter(s.tool for s in own)

@@ -31,7 +31,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from scorers.contents import RESULT_KINDS, event_status
+from scorers.contents import event_status
+from scorers.steps import RESULT_KINDS
+from telemetry.canonical import sources_of
 from telemetry.lifecycle import to_epoch
 
 SPAN_MARGIN_S = 2.0
@@ -104,13 +106,6 @@ class SourceAgreement:
             "internal": self.internal,
             "findings": [f.as_dict() for f in self.findings[:50]],
         }
-
-
-def sources_of(ev: Mapping[str, Any]) -> list[str]:
-    given = ev.get("sources")
-    if isinstance(given, list) and given:
-        return [str(s) for s in given]
-    return [str(ev.get("source") or "")]
 
 
 @dataclass

@@ -41,11 +41,6 @@ class Step:
     status: str | None = None  # ok | failed | interrupted | refused | cancelled
 
     @property
-    def not_run(self) -> bool:
-        """The harness refused or cancelled the call: neither a success nor a failure."""
-        return self.status in NOT_RUN
-
-    @property
     def evidence(self) -> str:
         return self.event_id
 
@@ -175,7 +170,7 @@ def pair_events(events: Iterable[dict[str, Any]]) -> Pairing:
                 by_name.setdefault(step.tool, deque()).append(step)
         elif _is_result(ev):
             cid = ev.get("call_id")
-            if kind == "permission" and (not cid or str(cid) in done_ids):
+            if kind == "permission" and str(cid) in done_ids:
                 continue  # a refusal record of a call that also has a result
             out.results += 1
             step_or_none: Step | None = None

@@ -54,7 +54,6 @@ from scorers.base import FnCheck, run_checks
 from scorers.completeness import Profile
 from scorers.contents import (
     KNOWN_OUTCOME,
-    NOT_RUN,
     NOTHING,
     Contents,
     is_internal,
@@ -62,7 +61,7 @@ from scorers.contents import (
     step_status,
 )
 from scorers.grader_config import GraderConfig
-from scorers.steps import Run, Step, lanes
+from scorers.steps import NOT_RUN, Run, Step, lanes
 
 LEVEL = "L1"
 EDIT_NAMES = frozenset({"edit", "Edit", "MultiEdit", "NotebookEdit"})

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -213,7 +213,9 @@ def _input_key(value: Any) -> str:
         return repr(value)
 
 
-def _sources_of(ev: dict[str, Any]) -> list[str]:
+def sources_of(ev: Mapping[str, Any]) -> list[str]:
+    """The sources that recorded an event: a canonical event's ``sources``, else the stored
+    event's own ``source``."""
     given = ev.get("sources")
     if isinstance(given, list) and given:
         return [str(s) for s in given]
@@ -327,7 +329,7 @@ def _merge(group: list[dict[str, Any]], out: Canonical) -> dict[str, Any]:
         # One source saw it (most events of a single-source session): nothing to merge.
         base = dict(group[0])
         if "provenance" not in base:
-            base["sources"] = _sources_of(base)
+            base["sources"] = sources_of(base)
             base["provenance"] = [_provenance_entry(group[0])]
         return base
     ranked = sorted(group, key=lambda e: (_truth_rank(e), _source_position(e)))
@@ -347,7 +349,7 @@ def _merge(group: list[dict[str, Any]], out: Canonical) -> dict[str, Any]:
     sources: list[str] = []
     provenance: list[dict[str, Any]] = []
     for ev in sorted(group, key=_source_position):
-        for src in _sources_of(ev):
+        for src in sources_of(ev):
             if src not in sources:
                 sources.append(src)
         given = ev.get("provenance")

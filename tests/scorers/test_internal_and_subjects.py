@@ -95,3 +95,13 @@ def test_no_must_precede_pairs_is_switched_off_not_passed(tmp_path: Path) -> Non
     res = grade_run(Run("r", steps, True), cfg, file_profile("trace-grader", "traces"), 0.5)
     order = next(a for a in res.atoms if a.check == "out_of_order")
     assert order.status == "unscored" and "disabled by config" in order.reason
+
+
+def test_a_skill_load_inside_an_internal_agent_is_not_the_agents_cleo_lookup() -> None:
+    """An internal agent is marked on its start; its other events need not carry the flag."""
+    from scorers.cleo_ops import ops_from_skills
+
+    skill = {"kind": "skill_loaded", "skill": "ct-cleo", "id": "s1", "ts": "2026-01-01T00:00:00Z"}
+    inside = {**skill, "id": "s2", "agent_id": "awarmup-1"}
+    ops = ops_from_skills([skill, inside], {"awarmup-1": "warmup"})
+    assert [op.evidence for op in ops] == ["s1"]
