@@ -474,9 +474,15 @@ def parse_config(section: Any) -> tuple[list[Rule], frozenset[str], tuple[str, .
         raise _config_error(
             f"unknown key(s) {', '.join(map(repr, unknown))}; expected extra_patterns, allow, pii"
         )
-    builtin_ids = {r.id for r in builtin_rules()} | {"secret-field", "email", "ip", "home-user"}
     extra: list[Rule] = []
     patterns = section.get("extra_patterns", [])
+    # Only a config that adds patterns needs the built-in ids (to refuse a clash): building
+    # the rule list costs the hook time on every call.
+    builtin_ids = (
+        {r.id for r in builtin_rules()} | {"secret-field", "email", "ip", "home-user"}
+        if patterns
+        else set()
+    )
     if not isinstance(patterns, list):
         raise _config_error("extra_patterns must be a list of objects")
     seen: set[str] = set()
