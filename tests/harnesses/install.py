@@ -1,8 +1,9 @@
 """Install a pinned real harness into the cache folder, from the package registry.
 
-``python -m tests.harnesses.install [HARNESS ...]`` (default: claude-code) prints the program's
-path. The session-scoped ``claude_binary`` fixture calls :func:`ensure` too, so ``make test``
-and ``.ci/run`` install what is missing. Nothing lands in the repository.
+``python -m tests.harnesses.install [HARNESS ...]`` (default: every pin this installer can
+install, see ``INSTALLERS``) prints each program's path. The rig's session-scoped fixtures call
+:func:`ensure` too, so ``make test`` and ``.ci/run`` install what is missing. Nothing lands in
+the repository.
 
 Cache: ``$TRAIL_HARNESS_CACHE``, else ``$XDG_CACHE_HOME/trail/harnesses``, else
 ``~/.cache/trail/harnesses``; one folder per pin (``claude-code-2.1.328``). An installation is
@@ -11,17 +12,25 @@ only then renamed into place, under a lock, so an interrupted or concurrent inst
 leaves a half-installed harness that looks complete.
 
 If node or npm is missing this fails loudly with what to install; it never skips.
+
+Copilot CLI: ``@github/copilot`` is a loader for a 189 MB binary that extracts about 235 MB on
+its first start, by default to ``$HOME/.cache/copilot/pkg`` (real-harnesses.md §2). The rig's
+scratch HOME per run would repeat that every run, so the installer extracts once into the
+installation folder (``<install>/pkg-cache``) and :func:`program_env` points every run there
+with ``COPILOT_PKG_CACHE_HOME`` (the 1.0.102 loader reads it before ``COPILOT_CACHE_HOME`` and
+uses it for the package cache only; ``COPILOT_CACHE_HOME`` also moves other state).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,10 +63,28 @@ def binary(pin: Pin) -> Path:
     return install_dir(pin) / pin.binary
 
 
-def _version_of(program: Path) -> str:
+def program_env(pin: Pin, folder: Path | None = None) -> dict[str, str]:
+    """What the installed program needs in its environment on every run (besides HOME).
+
+    ``folder`` is the installation folder (default: the cached one).
+    """
+    where = folder if folder is not None else install_dir(pin)
+    if pin.harness == "copilot-cli":
+        return {"COPILOT_PKG_CACHE_HOME": str(where / "pkg-cache")}
+    return {}
+
+
+def reports_version(output: str, version: str) -> bool:
+    """Does ``--version`` output name ``version``? ("2.1.328 (Claude Code)", "GitHub Copilot
+    CLI 1.0.102.")"""
+    return re.search(rf"(?<![\w.]){re.escape(version)}(?![\w]|\.\d)", output) is not None
+
+
+def _version_of(program: Path, extra_env: dict[str, str] | None = None) -> str:
     """``program --version`` in a throwaway HOME (Claude Code writes config files on start)."""
     with tempfile.TemporaryDirectory(prefix="trail-harness-version-") as home:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TMPDIR": home}
+        env.update(extra_env or {})
         done = subprocess.run(
             [str(program), "--version"],
             capture_output=True,
@@ -74,7 +101,7 @@ def is_installed(pin: Pin) -> bool:
     if not program.exists():
         return False
     try:
-        return _version_of(program).split()[:1] == [pin.version]
+        return reports_version(_version_of(program, program_env(pin)), pin.version)
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -128,10 +155,12 @@ def _install_npm(pin: Pin, target: Path, log: Path) -> None:
                 + log.read_text()[-3000:]
             )
         program = staging / pin.binary
-        got = _version_of(program) if program.exists() else f"{program} missing"
-        if got.split()[:1] != [pin.version]:
+        # The first start also extracts what the program unpacks (Copilot CLI: program_env).
+        got = _version_of(program, program_env(pin, staging)) if program.exists() else ""
+        if not reports_version(got, pin.version):
             raise HarnessUnavailable(
-                f"installed {pin.spec} but `{pin.binary} --version` says {got!r}; see {log}"
+                f"installed {pin.spec} but `{pin.binary} --version` says {got!r}"
+                f"{' (missing)' if not program.exists() else ''}; see {log}"
             )
         if target.exists():
             shutil.rmtree(target)
@@ -150,17 +179,27 @@ def ensure(harness: str = "claude-code") -> Path:
     with _lock(root):
         if is_installed(pin):  # another process finished it while we waited
             return binary(pin)
-        if pin.registry != "npm":
+        installer = INSTALLERS.get(pin.registry)
+        if installer is None:
             raise HarnessUnavailable(
                 f"{pin.spec}: installing {pin.registry} harnesses is not wired into the rig yet "
                 "(docs/testing.md, 'Other harnesses')"
             )
-        _install_npm(pin, install_dir(pin), root / f"{pin.folder}.install.log")
+        installer(pin, install_dir(pin), root / f"{pin.folder}.install.log")
     return binary(pin)
 
 
+# How each registry's pins are installed: (pin, target folder, log file).
+INSTALLERS: dict[str, Callable[[Pin, Path, Path], None]] = {"npm": _install_npm}
+
+
+def default_harnesses() -> list[str]:
+    """What ``make harnesses`` installs: every pin whose registry has an installer."""
+    return [name for name, pin in PINS.items() if pin.registry in INSTALLERS]
+
+
 def main(argv: list[str] | None = None) -> int:
-    names = (argv if argv is not None else sys.argv[1:]) or ["claude-code"]
+    names = (argv if argv is not None else sys.argv[1:]) or default_harnesses()
     status = 0
     for name in names:
         if name not in PINS:

@@ -126,14 +126,15 @@ def test_children_get_the_child_script_and_side_queries_a_title() -> None:
     assert all("x-api-key" not in r["headers"] for r in fake.requests)
 
 
+@pytest.mark.parametrize("harness", ["claude-code", "copilot-cli"])
 def test_installer_without_node_fails_loudly(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    harness: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TRAIL_HARNESS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(install.HarnessUnavailable, match="apt-get install -y nodejs npm"):
-        install.ensure("claude-code")
-    assert not (tmp_path / "cache" / "claude-code-2.1.328").exists()
+        install.ensure(harness)
+    assert not (tmp_path / "cache" / PINS[harness].folder).exists()
 
 
 def test_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
