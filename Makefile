@@ -23,7 +23,8 @@ demo: $(STAMP)
 	TRAIL_HOME=$${TRAIL_HOME:-$(CURDIR)/.demo-home} $(BIN)/trail demo
 
 # The real harness programs the rig drives (tests/harnesses/versions.py pins them), installed
-# from their registries into a cache outside the repository; needs node and npm.
+# from their registries into a cache outside the repository; needs node and npm (Claude Code)
+# and a Python >= 3.12 for Mistral Vibe's own venv (tests/harnesses/install.py finds one).
 harnesses: $(STAMP)
 	$(BIN)/python -m tests.harnesses.install
 

@@ -6,12 +6,13 @@ install, see ``INSTALLERS``) prints each program's path. The rig's session-scope
 the repository.
 
 Cache: ``$TRAIL_HARNESS_CACHE``, else ``$XDG_CACHE_HOME/trail/harnesses``, else
-``~/.cache/trail/harnesses``; one folder per pin (``claude-code-2.1.328``). An installation is
-built in a temporary sibling folder, checked (``--version`` must print the pinned version) and
+``~/.cache/trail/harnesses``; one folder per pin (``claude-code-2.1.328``). An npm installation
+is built in a temporary sibling folder, checked (``--version`` must print the pinned version) and
 only then renamed into place, under a lock, so an interrupted or concurrent install never
 leaves a half-installed harness that looks complete.
 
-If node or npm is missing this fails loudly with what to install; it never skips.
+If node or npm, or a Python new enough for a PyPI pin, is missing this fails loudly with what
+to install; it never skips.
 
 Copilot CLI: ``@github/copilot`` is a loader for a 189 MB binary that extracts about 235 MB on
 its first start, by default to ``$HOME/.cache/copilot/pkg`` (real-harnesses.md §2). The rig's
@@ -19,11 +20,19 @@ scratch HOME per run would repeat that every run, so the installer extracts once
 installation folder (``<install>/pkg-cache``) and :func:`program_env` points every run there
 with ``COPILOT_PKG_CACHE_HOME`` (the 1.0.102 loader reads it before ``COPILOT_CACHE_HOME`` and
 uses it for the package cache only; ``COPILOT_CACHE_HOME`` also moves other state).
+
+PyPI pins (Mistral Vibe) go into their own virtual environment, ``<pin folder>/venv``, made
+with a Python the package supports (Vibe 3.x needs >= 3.12; trail's own venv may be older).
+A venv records its absolute path in its scripts, so it cannot be built aside and renamed: it is
+built in place under the lock and marked complete (``installed.json``) only after its
+``--version`` check passed; a folder without the mark is removed and built again.
 """
 
 from __future__ import annotations
 
 import fcntl
+import glob
+import json
 import os
 import re
 import shutil
@@ -41,6 +50,18 @@ NODE_HINT = (
     "Debian/Ubuntu: `apt-get install -y nodejs npm` (.ci/run does this when it runs as root); "
     "elsewhere: https://nodejs.org or your package manager."
 )
+
+
+PYTHON_HINT = (
+    "Mistral Vibe {version} needs Python >= {major}.{minor} to run; none was found (tried "
+    "$TRAIL_HARNESS_PYTHON, {names} on PATH and pyenv's versions). Install one and run again: "
+    "Debian 13 / Ubuntu 24.04: `apt-get install -y python3.13 python3.13-venv` (or 3.12; "
+    ".ci/run does this when it runs as root), pyenv: `pyenv install 3.12`, or point "
+    "TRAIL_HARNESS_PYTHON at a python3.12+ executable."
+)
+# The lowest Python each PyPI pin runs on (PyPI's Requires-Python of the pinned release).
+MIN_PYTHON: dict[str, tuple[int, int]] = {"mistral-vibe": (3, 12)}
+INSTALLED_MARK = "installed.json"
 
 
 class HarnessUnavailable(RuntimeError):
@@ -100,6 +121,8 @@ def is_installed(pin: Pin) -> bool:
     program = binary(pin)
     if not program.exists():
         return False
+    if pin.registry == "pypi" and not (install_dir(pin) / INSTALLED_MARK).exists():
+        return False  # a venv an interrupted install left: built again
     try:
         return reports_version(_version_of(program, program_env(pin)), pin.version)
     except (OSError, subprocess.SubprocessError):
@@ -170,6 +193,96 @@ def _install_npm(pin: Pin, target: Path, log: Path) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
+def _python_version(python: str) -> tuple[int, int] | None:
+    """``(major, minor)`` of a Python executable, or None when it does not run (a pyenv shim
+    for a version that is not selected exits 127)."""
+    try:
+        done = subprocess.run(
+            [python, "-c", "import sys; print(*sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    parts = done.stdout.split()
+    if done.returncode != 0 or len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def _version_key(path: str) -> tuple[int, ...]:
+    """``.../versions/3.13.0/bin/python3`` -> ``(3, 13, 0)`` (non-numeric parts sort first)."""
+    name = Path(path).parent.parent.name
+    return tuple(int(p) if p.isdigit() else -1 for p in name.split("."))
+
+
+def find_python(minimum: tuple[int, int]) -> str | None:
+    """A Python executable of at least ``minimum``: ``$TRAIL_HARNESS_PYTHON``, then
+    ``python3.N`` on PATH (newest first), then pyenv's installed versions, then ``python3``."""
+    candidates: list[str] = []
+    explicit = os.environ.get("TRAIL_HARNESS_PYTHON")
+    if explicit:
+        candidates.append(explicit)
+    for minor in range(20, minimum[1] - 1, -1):
+        found = shutil.which(f"python{minimum[0]}.{minor}")
+        if found:
+            candidates.append(found)
+    pyenv_root = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
+    versions = glob.glob(os.path.join(pyenv_root, "versions", "*", "bin", "python3"))
+    candidates += sorted(versions, key=_version_key, reverse=True)
+    python3 = shutil.which("python3")
+    if python3:
+        candidates.append(python3)
+    for candidate in candidates:
+        version = _python_version(candidate)
+        if version is not None and version >= minimum:
+            return candidate
+    return None
+
+
+def _install_pypi(pin: Pin, target: Path, log: Path) -> None:
+    minimum = MIN_PYTHON.get(pin.package, (3, 11))
+    python = find_python(minimum)
+    if python is None:
+        names = ", ".join(f"python{minimum[0]}.{m}" for m in range(minimum[1], minimum[1] + 3))
+        raise HarnessUnavailable(
+            PYTHON_HINT.format(version=pin.version, major=minimum[0], minor=minimum[1], names=names)
+        )
+    print(f"installing {pin.spec} into {target} with {python} ...", file=sys.stderr, flush=True)
+    if target.exists():
+        shutil.rmtree(target)  # no mark: an interrupted install; start again
+    target.mkdir(parents=True)
+    venv = target / "venv"
+    try:
+        with log.open("w") as out:
+            steps = [
+                [python, "-m", "venv", str(venv)],
+                [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", pin.spec],
+            ]
+            for step in steps:
+                done = subprocess.run(
+                    step, stdout=out, stderr=subprocess.STDOUT, timeout=900, check=False
+                )
+                if done.returncode != 0:
+                    raise HarnessUnavailable(
+                        f"`{' '.join(step[-3:])}` failed (exit {done.returncode}); see {log}:\n"
+                        + log.read_text()[-3000:]
+                    )
+        program = target / pin.binary
+        got = _version_of(program) if program.exists() else f"{program} missing"
+        if not reports_version(got, pin.version):
+            raise HarnessUnavailable(
+                f"installed {pin.spec} but `{pin.binary} --version` says {got!r}; see {log}"
+            )
+        mark = {"spec": pin.spec, "python": python, "version": got}
+        (target / INSTALLED_MARK).write_text(json.dumps(mark) + "\n")
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+
+
 def ensure(harness: str = "claude-code") -> Path:
     """The pinned harness's program, installed first if missing. Raises HarnessUnavailable."""
     pin = PINS[harness]
@@ -190,7 +303,10 @@ def ensure(harness: str = "claude-code") -> Path:
 
 
 # How each registry's pins are installed: (pin, target folder, log file).
-INSTALLERS: dict[str, Callable[[Pin, Path, Path], None]] = {"npm": _install_npm}
+INSTALLERS: dict[str, Callable[[Pin, Path, Path], None]] = {
+    "npm": _install_npm,
+    "pypi": _install_pypi,
+}
 
 
 def default_harnesses() -> list[str]:
