@@ -35,3 +35,11 @@ def write_section(title: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + section
     DOC.write_text(text)
+
+
+def publish(title: str, lines: list[str], to_doc: bool = True) -> None:
+    """Print a benchmark's section and (unless ``to_doc`` is false) write it into the doc."""
+    body = "\n".join(lines)
+    print(body)
+    if to_doc:
+        write_section(title, body)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import click
+import orjson
 from sqlite_utils import Database
 
 from scorers import cleo_ops, ledger
@@ -36,8 +37,7 @@ from scorers.grading import (
 )
 from scorers.passk import TaskPassK, passk_by_task
 from scorers.report import RULE, render_cleo, render_passk, render_session, render_traces
-from scorers.trace_grader import L1Result, grade_run
-from scorers.traces_input import load_traces
+from scorers.trace_grader import L1Result, grade_trace_file
 from telemetry import queries
 from trace_ingest.errors import ScorerError, TrailError
 from trace_ingest.events import now_iso
@@ -95,7 +95,14 @@ def exit_code(verdicts: Iterable[str | None], passk: Iterable[TaskPassK] = ()) -
 
 
 def _dump(obj: Any) -> None:
-    click.echo(json.dumps(obj, indent=2, default=str, ensure_ascii=False))
+    """Indented JSON. orjson writes the same layout many times faster (grading a 50 MB traces
+    file reports 10 MB); json takes what orjson refuses (an integer past 64 bits)."""
+    try:
+        option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+        text = orjson.dumps(obj, default=str, option=option).decode()
+    except TypeError:
+        text = json.dumps(obj, indent=2, default=str, ensure_ascii=False)
+    click.echo(text)
 
 
 def _label_runs(
@@ -281,15 +288,14 @@ def _score_traces(
     ctx: click.Context, path: str, task: str | None, config: GraderConfig, as_json: bool, home: str
 ) -> None:
     settings = eval_settings(home)
-    tf = load_traces(path, task)
+    tf = grade_trace_file(path, task, config, settings["min_coverage"])
     if task and tf.format == "canonical":
         click.echo(
             f"note: --task {task} ignored: a canonical traces.json names each run's task "
             "(--task labels the runs of an audit file)",
             err=True,
         )
-    results = [grade_run(r, config, tf.profile, settings["min_coverage"]) for r in tf.runs]
-    passk = passk_by_task([(r.task or r.run_id, r.run_id, r.delivered) for r in tf.runs])
+    results, passk = tf.results, tf.passk
     if as_json:
         _dump(traces_json(tf.format, results, passk, config))
     else:

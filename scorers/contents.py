@@ -165,6 +165,8 @@ def is_action(step: Step) -> bool:
 
 def agent_steps(steps: Iterable[Step], contents: Contents | None) -> list[Step]:
     """The user's agents' steps (harness-internal agents left out)."""
+    if contents is None or not (contents.internal_steps or contents.internal_agents):
+        return list(steps)  # no internal agent: every step (a trace file, most sessions)
     return [s for s in steps if not is_internal(s, contents)]
 
 

@@ -205,7 +205,7 @@ def render_traces(results: Sequence[L1Result], passk: Sequence[TaskPassK], fmt: 
         scored = "no score, nothing to grade" if r.nothing_reason else score_line(r.aggregate)
         out.append(
             f"[{MARK.get(r.verdict, r.verdict):9}] {r.run.task} / {r.run.run_id}  "
-            f"(outcome {r.run.outcome}, steps {len(r.run.steps)}, flags "
+            f"(outcome {r.run.outcome}, steps {r.steps}, flags "
             f"{len(r.findings)}, {scored})"
         )
         if r.nothing_reason:

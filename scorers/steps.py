@@ -20,7 +20,7 @@ from typing import Any
 
 RESULT_KINDS = frozenset({"tool_result", "tool_error"})
 NOT_RUN = frozenset({"refused", "cancelled"})
-_PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
+PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
 
 
 @dataclass(slots=True)
@@ -64,7 +64,7 @@ def tool_path(args: Any, cwd: str | None = None) -> str | None:
     """The file a tool touched, from its arguments, normalized (relative paths joined to cwd)."""
     if not isinstance(args, dict):
         return None
-    for key in _PATH_KEYS:
+    for key in PATH_KEYS:
         value = args.get(key)
         if isinstance(value, str) and value:
             return norm_path(value, cwd)
@@ -229,6 +229,8 @@ class Run:
 
 def lanes(steps: Sequence[Step]) -> dict[str, list[Step]]:
     """Steps per agent (main agent "" and each subagent), each in order."""
+    if not any(step.agent for step in steps):
+        return {"": list(steps)} if steps else {}  # the main agent alone (the usual run)
     out: dict[str, list[Step]] = {}
     for step in steps:
         out.setdefault(step.agent, []).append(step)

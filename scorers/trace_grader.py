@@ -56,12 +56,14 @@ from scorers.contents import (
     KNOWN_OUTCOME,
     NOTHING,
     Contents,
-    is_internal,
+    agent_steps,
     nothing_to_grade,
     step_status,
 )
 from scorers.grader_config import GraderConfig
+from scorers.passk import TaskPassK, passk_by_task
 from scorers.steps import NOT_RUN, Run, Step, lanes
+from scorers.traces_input import map_traces
 
 LEVEL = "L1"
 EDIT_NAMES = frozenset({"edit", "Edit", "MultiEdit", "NotebookEdit"})
@@ -119,9 +121,16 @@ class L1Ctx:
     config: GraderConfig
     contents: Contents | None = None
     findings: list[Finding] = field(default_factory=list)
+    _table: dict[int, str] | None = None
 
     def status(self, step: Step) -> str:
-        return step_status(step, self.contents)
+        """What became of ``step``: worked out once per step of the run (every rule asks)."""
+        table = self._table
+        if table is None:
+            contents = self.contents
+            table = self._table = {id(s): step_status(s, contents) for s in self.run.steps}
+        found = table.get(id(step))
+        return found if found is not None else step_status(step, self.contents)
 
 
 @dataclass
@@ -135,6 +144,15 @@ class L1Result:
     config: GraderConfig
     internal_steps: int = 0  # harness-internal agents' steps, left out of the run
     nothing_reason: str | None = None  # why there is nothing to grade
+    step_count: int | None = None  # the run's steps (None: len(run.steps))
+
+    @property
+    def steps(self) -> int:
+        return len(self.run.steps) if self.step_count is None else self.step_count
+
+    def without_steps(self) -> L1Result:
+        """The same result without the run's steps (what a report of many runs keeps)."""
+        return replace(self, run=replace(self.run, steps=[]), step_count=self.steps)
 
     @property
     def high(self) -> bool:
@@ -146,7 +164,7 @@ class L1Result:
             "run_id": self.run.run_id,
             "outcome": self.run.outcome,
             "delivered": self.run.delivered,
-            "step_count": len(self.run.steps),
+            "step_count": self.steps,
             "internal_steps": self.internal_steps,
             "verdict": self.verdict,
             "nothing_to_grade": self.nothing_reason,
@@ -182,7 +200,10 @@ def find_forbidden_tool(
 ) -> list[Finding]:
     """Every step, whether it ran or not: asking for a forbidden tool is the violation."""
     out: list[Finding] = []
+    names, commands = cfg.forbidden_tools, cfg.forbidden_commands
     for s in run.steps:
+        if not commands and s.tool not in names and s.canonical not in names:
+            continue  # (the usual step: two set lookups, no call)
         reason = _forbidden(s, cfg)
         if reason is not None:
             if not _ran(s, status):
@@ -193,7 +214,8 @@ def find_forbidden_tool(
 
 def _forbidden(s: Step, cfg: GraderConfig) -> str | None:
     """Why step ``s`` is forbidden (its tool, or its shell command line), or None."""
-    hit = next((n for n in s.names() if n in cfg.forbidden_tools), None)
+    forbidden = cfg.forbidden_tools
+    hit = s.tool if s.tool in forbidden else s.canonical if s.canonical in forbidden else None
     if hit is not None:
         return f"forbidden tool '{hit}' used at step {s.index}"
     if cfg.forbidden_commands and (s.tool in SHELL_NAMES or s.canonical in SHELL_NAMES):
@@ -209,27 +231,31 @@ def find_out_of_order(
 ) -> list[Finding]:
     """Steps that did not run (refused, cancelled) are neither a use of B nor an earlier A."""
     out: list[Finding] = []
-    if not cfg.must_precede:
+    pairs = cfg.must_precede
+    if not pairs:
         return out
+    later = {after for _, after in pairs}
     for lane in lanes(run.steps).values():
         seen: set[str] = set()
         for s in lane:
             if not _ran(s, status):
                 continue
-            names = s.names()
-            for before, after in cfg.must_precede:
-                if after in names and before not in seen:
-                    out.append(
-                        Finding(
-                            "out_of_order",
-                            "medium",
-                            s.index,
-                            s.tool,
-                            s.event_id,
-                            f"'{after}' at step {s.index} not preceded by '{before}'",
+            tool, canonical = s.tool, s.canonical
+            if tool in later or canonical in later:
+                for before, after in pairs:
+                    if after in (tool, canonical) and before not in seen:
+                        out.append(
+                            Finding(
+                                "out_of_order",
+                                "medium",
+                                s.index,
+                                s.tool,
+                                s.event_id,
+                                f"'{after}' at step {s.index} not preceded by '{before}'",
+                            )
                         )
-                    )
-            seen.update(names)
+            seen.add(tool)
+            seen.add(canonical)
     return out
 
 
@@ -244,15 +270,15 @@ def find_retry_storm(
     out: list[Finding] = []
     thr = cfg.retry_threshold
     for whole in lanes(run.steps).values():
-        lane = [s for s in whole if _ran(s, status)]
+        lane = [(s, st) for s in whole if (st := status(s)) not in NOT_RUN]
         i, n = 0, len(lane)
         while i < n:
-            if status(lane[i]) == "failed":
-                j = i
-                while j < n and status(lane[j]) == "failed" and lane[j].tool == lane[i].tool:
+            s, st = lane[i]
+            if st == "failed":
+                j = i + 1
+                while j < n and lane[j][1] == "failed" and lane[j][0].tool == s.tool:
                     j += 1
                 if j - i > thr:
-                    s = lane[i]
                     out.append(
                         Finding(
                             "retry_storm",
@@ -302,7 +328,7 @@ def _ancestors(path: str) -> list[str]:
 def _is_edit(step: Step, strict: bool = False) -> bool:
     if strict:
         return step.tool in ENGINE_EDITS
-    return any(n in EDIT_NAMES for n in step.names())
+    return step.tool in EDIT_NAMES or step.canonical in EDIT_NAMES
 
 
 def _strict(run: Run) -> bool:
@@ -347,7 +373,6 @@ def find_edited_without_read(
     files: set[str] = set()
     folders: set[str] = set()
     for s in run.steps:
-        names = s.names()
         path = s.path
         if path is None or not _ran(s, status):
             continue
@@ -365,9 +390,9 @@ def find_edited_without_read(
                     )
                 )
             files.add(path)  # one flag per file: after the edit its content is known
-        elif any(n in GROUNDING_NAMES for n in names):
+        elif s.tool in GROUNDING_NAMES or s.canonical in GROUNDING_NAMES:
             files.add(path)
-            if any(n in SEARCH_NAMES for n in names):
+            if s.tool in SEARCH_NAMES or s.canonical in SEARCH_NAMES:
                 folders.add(path)
     return out
 
@@ -384,7 +409,7 @@ def _any_step(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None:
 
 def _later_tool_used(run: Run, cfg: GraderConfig, status: StatusOf) -> str | None:
     later = {after for _, after in cfg.must_precede}
-    if any(_ran(s, status) and later & set(s.names()) for s in run.steps):
+    if any((s.tool in later or s.canonical in later) and _ran(s, status) for s in run.steps):
         return None
     return (
         f"nothing to judge: no step that ran used {', '.join(sorted(later))} "
@@ -509,7 +534,7 @@ def grade_run(run: Run, cfg: GraderConfig, profile: Profile, min_coverage: float
     high-severity violation is not erased by low coverage; otherwise coverage below
     ``min_coverage`` makes the verdict ``insufficient-data``."""
     contents = profile.contents
-    own = [s for s in run.steps if not is_internal(s, contents)]
+    own = agent_steps(run.steps, contents)
     graded_run = replace(run, steps=own)
     internal = len(run.steps) - len(own)
     nothing = nothing_to_grade(run.steps, contents if contents.events else None)
@@ -529,3 +554,28 @@ def grade_run(run: Run, cfg: GraderConfig, profile: Profile, min_coverage: float
     if low and not any(f.severity == "high" for f in ctx.findings):
         verdict = low
     return L1Result(graded_run, atoms, ctx.findings, verdict, base, agg, cfg, internal)
+
+
+@dataclass
+class TraceGrades:
+    """A trace file graded run by run: its format, each run's result (without its steps)
+    and pass^k per task."""
+
+    format: str
+    results: list[L1Result]
+    passk: list[TaskPassK]
+
+
+def grade_trace_file(
+    path: str, task: str | None, cfg: GraderConfig, min_coverage: float
+) -> TraceGrades:
+    """Grade every run of a traces.json or audit JSONL file. Canonical files are read one run
+    at a time (scorers.traces_input.map_traces), and each graded run keeps its findings and
+    atoms, not its steps: memory stays near one run's, whatever the file's size."""
+
+    def one(run: Run, profile: Profile) -> tuple[L1Result, tuple[str, str, bool | None]]:
+        result = grade_run(run, cfg, profile, min_coverage).without_steps()
+        return result, (run.task or run.run_id, run.run_id, run.delivered)
+
+    fmt, _, graded = map_traces(path, task, one)
+    return TraceGrades(fmt, [r for r, _ in graded], passk_by_task(o for _, o in graded))
