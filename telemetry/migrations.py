@@ -159,3 +159,46 @@ def m005_forget_glued_rows(db: Database) -> None:
             [key],
         )
         db.execute("DELETE FROM trace_files WHERE session_key = ?", [key])
+
+
+@migrations()
+def m006_guides_and_verdicts(db: Database) -> None:
+    # Guide snapshots (seed 002, guides in context): one row per version, the scrubbed text in
+    # $TRAIL_HOME/guides/<version>.txt (0600); rebuilt from the traces' guide_loaded events.
+    db.table("guide_versions").create(
+        {
+            "version": str,  # sha256 of the stored (scrubbed) text
+            "name": str,  # display name when first seen (scorers.guides.guide_name)
+            "kind": str,  # rule | skill
+            "path": str,  # the file as first loaded
+            "bytes": int,
+            "first_seen": str,  # ts of the first load
+        },
+        pk="version",
+    )
+    # Which guide reached which session, and when (one row per load event).
+    db.table("session_guides").create(
+        {
+            "session_key": str,
+            "event_id": str,
+            "name": str,
+            "version": str,  # "" when the text was not captured
+            "kind": str,
+            "path": str,
+            "ts": str,
+            "reason": str,
+        },
+        pk=("session_key", "event_id", "name"),
+    )
+    db.table("session_guides").create_index(["name", "version"])
+    # L2's verdict rows, one per guide / action of an L2 grade (mirror of GRADES.jsonl's l2
+    # entries). A failed grading attempt writes none: absence stays absence.
+    db.table("guide_verdicts").create(
+        {"grade_id": str, "session_key": str, "guide": str, "version": str, "verdict": str},
+        pk=("grade_id", "guide", "version"),
+    )
+    db.table("guide_verdicts").create_index(["guide", "version"])
+    db.table("action_verdicts").create(
+        {"grade_id": str, "session_key": str, "event_id": str, "verdict": str},
+        pk=("grade_id", "event_id"),
+    )

@@ -1,23 +1,29 @@
 """Read-side queries over the mirror: sessions, one session's events, resolution of ids.
 
-Store API contract: every function takes an open ``Database``; none writes except
-``sync_and_sweep``, which every read command calls first (so reads are never stale).
+Store API contract: every function takes an open ``Database``. Telemetry owns every query:
+sessions and events, labels, the grades mirror and L2's verdict rows (scorers never write
+SQL). Writes go through ``telemetry.db.write_transaction``; ``open_synced`` (every read
+command calls it first, so reads are never stale) catches the mirror up.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 from sqlite_utils import Database
 
 from telemetry.canonical import Canonical, canonical
-from telemetry.db import open_db
+from telemetry.db import open_db, write_transaction
 from telemetry.reconcile import reconcile_closed
 from telemetry.sync import SyncReport, sync
+from trace_ingest._blake import blake2b
 from trace_ingest.config import load_config
 from trace_ingest.errors import SessionNotFound
+from trace_ingest.events import now_iso
 from trace_ingest.paths import trail_home
 
 BUSY_NOTE = (
@@ -137,3 +143,188 @@ def quarantine(db: Database, limit: int = 20) -> list[dict[str, Any]]:
             [limit],
         )
     ]
+
+
+# ---- labels (outcome / task) -------------------------------------------------------------
+
+LABEL_COLUMNS = ("outcome", "task")
+
+
+def set_label(db: Database, key: str, column: str, value: str | None) -> None:
+    """Set (or, with None, clear) a session's ``outcome`` or ``task``."""
+    if column not in LABEL_COLUMNS:  # the column name is spliced into SQL below
+        raise ValueError(f"unknown label {column!r}")
+    with write_transaction(db) as conn:
+        conn.execute(
+            f"INSERT INTO session_labels (session_key, {column}, updated_at) VALUES (?,?,?)"
+            f" ON CONFLICT(session_key) DO UPDATE SET {column} = excluded.{column},"
+            " updated_at = excluded.updated_at",
+            [key, value, now_iso()],
+        )
+
+
+def labels(db: Database, key: str) -> tuple[str | None, str | None]:
+    """A session's (outcome, task); outcome is ``pass``, ``fail`` or None (unknown)."""
+    row = db.execute(
+        "SELECT outcome, task FROM session_labels WHERE session_key = ?", [key]
+    ).fetchone()
+    if row is None:
+        return None, None
+    outcome = row[0] if row[0] in ("pass", "fail") else None
+    return outcome, row[1] or None
+
+
+def labelled_runs(
+    db: Database, tasks: Sequence[str] | None = None
+) -> list[tuple[str, str, bool | None]]:
+    """(task, session key, delivered) for every session labelled with a task (``tasks``:
+    only these); delivered is None while the outcome is unknown."""
+    rows = db.execute(
+        "SELECT session_key, task, outcome FROM session_labels "
+        "WHERE task IS NOT NULL AND task != ''"
+    ).fetchall()
+    out = []
+    for key, task, outcome in rows:
+        if tasks is not None and task not in tasks:
+            continue
+        out.append(
+            (str(task), str(key), None if outcome not in ("pass", "fail") else outcome == "pass")
+        )
+    return out
+
+
+# ---- grades (mirror of GRADES.jsonl) and L2 verdict rows ---------------------------------
+
+
+def insert_grades(db: Database, records: Sequence[dict[str, Any]]) -> None:
+    """Mirror ledger entries (each with a ``gradeId``) into ``grades``, and an L2 entry's
+    verdicts into ``guide_verdicts`` / ``action_verdicts``; idempotent."""
+    rows = []
+    guides: list[list[Any]] = []
+    actions: list[list[Any]] = []
+    for r in records:
+        gid = r["gradeId"]
+        raw = r.get("config")
+        config: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        rows.append(
+            [
+                gid,
+                r.get("sessionKey"),
+                r.get("sessionId"),
+                r.get("rubric"),
+                r.get("rubricVersion"),
+                r.get("verdict"),
+                r.get("totalScore"),
+                r.get("maxScore"),
+                r.get("coverage"),
+                config.get("sha256"),
+                None if config.get("verified") is None else int(bool(config["verified"])),
+                r.get("timestamp"),
+                json.dumps(r, default=str),
+            ]
+        )
+        l2 = r.get("l2")
+        if isinstance(l2, dict):
+            for g in l2.get("guides") or ():
+                if isinstance(g, dict):
+                    guides.append(
+                        [
+                            gid,
+                            r.get("sessionKey"),
+                            g.get("guide"),
+                            g.get("version"),
+                            g.get("verdict"),
+                        ]
+                    )
+            for a in l2.get("actions") or ():
+                if isinstance(a, dict):
+                    actions.append([gid, r.get("sessionKey"), a.get("event"), a.get("verdict")])
+    with write_transaction(db) as conn:
+        conn.executemany(
+            "INSERT OR IGNORE INTO grades (id, session_key, session_id, rubric, rubric_version,"
+            " verdict, total_score, max_score, coverage, config_sha256, config_verified,"
+            " timestamp, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO guide_verdicts (grade_id, session_key, guide, version,"
+            " verdict) VALUES (?,?,?,?,?)",
+            guides,
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO action_verdicts (grade_id, session_key, event_id, verdict)"
+            " VALUES (?,?,?,?)",
+            actions,
+        )
+
+
+def list_grades(
+    db: Database,
+    *,
+    session: str | None = None,
+    rubric: str | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """Ledger entries from the mirror, oldest first (the last ``limit`` of them). ``session``
+    matches a session key, a harness session id, or a prefix of the key."""
+    sql = "SELECT body FROM grades"
+    where: list[str] = []
+    params: list[Any] = []
+    if session:
+        where.append("(session_key = ? OR session_id = ? OR substr(session_key, 1, ?) = ?)")
+        params += [session, session, len(session), session]
+    if rubric:
+        where.append("rubric = ?")
+        params.append(rubric)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY timestamp, rowid"
+    bodies = [row[0] for row in db.execute(sql, params).fetchall()]
+    if limit:
+        bodies = bodies[-int(limit) :]
+    out = []
+    for body in bodies:
+        try:
+            obj = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def session_fingerprint(db: Database, key: str) -> str:
+    """What a session holds now, as one short hash of its stored event ids: a grade records
+    it, and a session whose events changed since (reopened, re-imported, removed) no longer
+    matches its grade."""
+    h = blake2b(digest_size=12)
+    n = 0
+    for (eid,) in db.execute(
+        "SELECT id FROM events WHERE session_key = ? ORDER BY id", [key]
+    ).fetchall():
+        h.update(str(eid).encode())
+        h.update(b"\x1f")
+        n += 1
+    return f"{n}:{h.hexdigest()}"
+
+
+def last_received(db: Database, key: str) -> str | None:
+    """When trail last received an event of this session (import time for an import)."""
+    row = db.execute("SELECT max(received_at) FROM events WHERE session_key = ?", [key]).fetchone()
+    return None if row is None or row[0] is None else str(row[0])
+
+
+def latest_grade(db: Database, key: str, rubric: str) -> dict[str, Any] | None:
+    """A session's newest ledger entry of ``rubric``, or None."""
+    row = db.execute(
+        "SELECT body FROM grades WHERE session_key = ? AND rubric = ?"
+        " ORDER BY timestamp DESC, rowid DESC LIMIT 1",
+        [key, rubric],
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        obj = orjson.loads(row[0])
+    except orjson.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None

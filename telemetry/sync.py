@@ -24,7 +24,6 @@ import sqlite3
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,8 +31,9 @@ import orjson
 from sqlite_utils import Database
 
 from telemetry import lifecycle
+from telemetry.db import MirrorBusy as MirrorBusy
+from telemetry.db import begin_immediate, write_transaction
 from trace_ingest._blake import blake2b
-from trace_ingest.errors import StoreError
 from trace_ingest.events import KINDS, LINE_PREFIX, now_iso
 from trace_ingest.paths import sessions_dir
 
@@ -83,10 +83,6 @@ _STATE = (
     "SELECT offset, inode, lines, malformed, mtime_ns, head_hash, tail_hash, full_hash"
     " FROM trace_files WHERE path = ?"
 )
-
-
-class MirrorBusy(StoreError):
-    """Another process holds the mirror's write lock."""
 
 
 @dataclass
@@ -195,31 +191,9 @@ def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = Tr
     return report
 
 
-def _begin_immediate(conn: sqlite3.Connection) -> None:
-    """Take the write lock, or raise MirrorBusy when another writer keeps it."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise MirrorBusy(
-                "the mirror is busy: another `trail sync` or `trail watch` is writing it"
-            ) from exc
-        raise
-
-
-@contextmanager
-def writing(conn: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction: ``BEGIN IMMEDIATE`` (raising MirrorBusy if the lock stays
-    taken), committed on success, rolled back on any exception."""
-    _begin_immediate(conn)
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    if conn.in_transaction:  # lifecycle.sweep commits on its own when it closed something
-        conn.execute("COMMIT")
+# One write transaction (telemetry.db): BEGIN IMMEDIATE, MirrorBusy when the lock stays taken.
+writing = write_transaction
+_begin_immediate = begin_immediate
 
 
 class _Batch:

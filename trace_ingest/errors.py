@@ -40,3 +40,26 @@ class ScrubError(TrailError):
 
 class ScorerError(TrailError):
     """A grader could not run; never a verdict, always reported as an error."""
+
+
+class GradeAttemptFailed(ScorerError):
+    """An attempt to grade could not produce a verdict (seed 002, "A missing verdict is not a
+    verdict"): nothing is written, the session stays queued and is tried again on the next
+    run of the queue. There is no attempt counter. Judges raise one of the subclasses below
+    (or their own subclass of this class); the queue catches this class only."""
+
+
+class NoProvider(GradeAttemptFailed):
+    """No judge model is configured, or the configured one is not installed."""
+
+
+class ProviderQuota(GradeAttemptFailed):
+    """The provider refused for quota, rate limit or spend: try again later."""
+
+
+class ProviderUnreachable(GradeAttemptFailed):
+    """The request failed: network, timeout, or a server error."""
+
+
+class MalformedAnswer(GradeAttemptFailed):
+    """The answer was unparseable, incomplete, or cited an event id that was not given."""
