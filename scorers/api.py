@@ -1,40 +1,132 @@
-"""A small library entry point: grade recorded sessions and append the grades to the ledger.
+"""The one grading entry point: grade a recorded session and append the grades to the ledger.
 
-Used by ``trail demo`` (and anything else that wants grades without the CLI)::
+Used by ``trail eval score``, ``trail eval gate``, ``trail demo``, the grading queue
+(``trail watch``) and, later, the dashboard::
 
-    from scorers.api import grade_session
-    records = grade_session("claude-code/demo-1", outcome="pass", task="demo-task")
+    from scorers.api import grade_and_record
+    graded = grade_and_record(db, home, "claude-code/demo-1", levels=("L0", "L1"))
+    graded.records   # the ledger entries written (the dicts `eval score --json` prints)
+    graded.render()  # the session report
 
-Raises ``ScorerError`` (a TrailError) when a check crashes; nothing is written then.
+Raises ``ScorerError`` (a TrailError) when a check crashes, ``NotGradeable`` when a grader that
+needs a closed session is asked for one that is open or past its grading window, and
+``GradeAttemptFailed`` when an attempt failed (no provider, quota, network, a malformed
+answer). Nothing is written in any of those cases.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from scorers import ledger
-from scorers.grader_config import load_grader_config
-from scorers.grading import LEVELS, eval_settings, grade_events, load_session
-from telemetry import queries
+from sqlite_utils import Database
+
+from scorers import cleo_ops, ledger, queue, report
+from scorers.grader_config import GraderConfig, load_grader_config
+from scorers.grading import eval_settings, grade_events, load_session, window_of
+from scorers.registry import DEFAULT_LEVELS, Grader, merge_records, select
+from scorers.session import RecordCtx, SessionGrade
+from telemetry import guide_store, queries
 from trace_ingest.events import now_iso
 from trace_ingest.paths import trail_home
 
-LABEL_COLUMNS = ("outcome", "task")
+AUDIT_MARGIN_S = 60.0
+
+
+@dataclass
+class Graded:
+    """One graded session: the grade, the ledger entries, and each grader with its record."""
+
+    grade: SessionGrade
+    records: list[dict[str, Any]]
+    parts: list[tuple[Grader, dict[str, Any]]] = field(default_factory=list)
+
+    def render(self) -> str:
+        """The session report: each ledger entry with the lines of the graders in it."""
+        blocks = []
+        for rec in self.records:
+            lines: list[str] = []
+            for grader, _ in self.parts:
+                if grader.rubric == rec["rubric"]:
+                    lines += grader.render(self.grade.results[grader.name], rec)
+            if "levels" in rec:
+                lines = report.render_header(rec) + lines + report.render_footer(rec)
+            blocks.append("\n".join(lines))
+        return "\n".join(blocks)
+
+
+def build_records(
+    grade: SessionGrade, config: GraderConfig, graders: Sequence[Grader], ts: str | None = None
+) -> tuple[list[dict[str, Any]], list[tuple[Grader, dict[str, Any]]]]:
+    """Each grader's record of ``grade``, and the merged ledger entries."""
+    ctx = RecordCtx(grade, config, ts or now_iso())
+    parts = [(g, g.record(grade.results[g.name], ctx)) for g in graders if g.name in grade.results]
+    return merge_records(parts), parts
+
+
+def grade_and_record(
+    db: Database,
+    home: str,
+    ident: str,
+    *,
+    levels: Sequence[str] = DEFAULT_LEVELS,
+    rubric: str | None = None,
+    config: GraderConfig | None = None,
+    audit: str | None = None,
+    audit_session: str | None = None,
+    judge: str | None = None,
+    record: bool = True,
+    now: float | None = None,
+) -> Graded:
+    """Grade session ``ident`` with the registry entries for ``levels`` and ``rubric`` and,
+    when ``record``, append the entries to GRADES.jsonl and its mirror.
+
+    A grader whose ``when`` is ``closed`` (L2) runs only on a closed session inside its
+    grading window (scorers.queue); its entry carries the fingerprint of the contents it
+    judged, so a session reopened by later actions is due again."""
+    config = config or load_grader_config(None)
+    settings = eval_settings(home)
+    graders = select(levels, rubric)
+    meta = queries.resolve_session(db, ident)
+    key = str(meta["key"])
+    closed_only = [g for g in graders if g.when == "closed"]
+    if closed_only:
+        queue.require_gradeable(db, key, now)
+        guide_store.record_guides(db, home, key)
+    data = load_session(db, key, home)
+    stream = None
+    if audit:
+        window = window_of(data.events)
+        if window is not None:
+            window = (window[0] - AUDIT_MARGIN_S, window[1] + AUDIT_MARGIN_S)
+        stream = cleo_ops.load_audit(audit, audit_session, None if audit_session else window)
+    contents = queries.session_fingerprint(db, key) if closed_only else None
+    grade = grade_events(
+        data,
+        config,
+        levels=levels,
+        rubric=rubric,
+        audit=stream,
+        min_coverage=settings["min_coverage"],
+        idle_gap_seconds=settings["idle_gap_seconds"],
+        judge=judge,
+        home=home,
+    )
+    records, parts = build_records(grade, config, graders)
+    for rec in records:
+        if any(g.rubric == rec["rubric"] for g in closed_only):
+            rec["contents"] = contents
+    if record:
+        ledger.append(home, records, db)
+    return Graded(grade, records, parts)
 
 
 def set_label(ident: str, column: str, value: str | None, home: str | None = None) -> str:
     """Set (or, with None, clear) a session's ``outcome`` or ``task``; returns its key."""
-    if column not in LABEL_COLUMNS:  # the column name is spliced into SQL below
-        raise ValueError(f"unknown label {column!r}")
     db, _ = queries.open_synced(home)
     key = str(queries.resolve_session(db, ident)["key"])
-    with db.conn:
-        db.conn.execute(
-            f"INSERT INTO session_labels (session_key, {column}, updated_at) VALUES (?,?,?)"
-            f" ON CONFLICT(session_key) DO UPDATE SET {column} = excluded.{column},"
-            " updated_at = excluded.updated_at",
-            [key, value, now_iso()],
-        )
+    queries.set_label(db, key, column, value)
     return key
 
 
@@ -64,22 +156,8 @@ def grade_session(
     home = home or trail_home()
     if outcome is not None or task is not None:
         label_session(ident, outcome=outcome, task=task, home=home)
-    settings = eval_settings(home)
-    config = load_grader_config(config_path)
     db, _ = queries.open_synced(home)
-    data = load_session(db, ident, home)
-    grade = grade_events(
-        data,
-        config,
-        levels=LEVELS,
-        rubric=rubric,
-        min_coverage=settings["min_coverage"],
-        idle_gap_seconds=settings["idle_gap_seconds"],
+    graded = grade_and_record(
+        db, home, ident, rubric=rubric, config=load_grader_config(config_path), record=record
     )
-    ts = now_iso()
-    records = [ledger.session_record(grade, config, ts)]
-    if grade.cleo is not None:
-        records.append(ledger.cleo_record(grade, grade.cleo, ts))
-    if record:
-        ledger.append(home, records, db)
-    return records
+    return graded.records

@@ -13,40 +13,28 @@ from __future__ import annotations
 
 import json
 import os
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import click
 import orjson
-from sqlite_utils import Database
 
 from scorers import cleo_ops, ledger
-from scorers.api import set_label
+from scorers.api import Graded, build_records, grade_and_record, set_label
 from scorers.contents import NOTHING
+from scorers.gate import GATE_VERDICTS, NODATA, error_case, passk_case, record_case, write_junit
 from scorers.grader_config import GraderConfig, load_grader_config
-from scorers.grading import (
-    RUBRICS,
-    SessionData,
-    SessionGrade,
-    eval_settings,
-    grade_events,
-    load_session,
-    parse_levels,
-    window_of,
-)
+from scorers.grading import SessionData, eval_settings, grade_events
 from scorers.passk import TaskPassK, passk_by_task
-from scorers.report import RULE, render_cleo, render_passk, render_session, render_traces
-from scorers.trace_grader import L1Result, grade_trace_file
+from scorers.registry import LEVELS, RUBRICS, parse_levels, select
+from scorers.report import RULE, render_passk, render_traces, traces_json
+from scorers.trace_grader import grade_trace_file
 from telemetry import queries
 from trace_ingest.errors import ScorerError, TrailError
-from trace_ingest.events import now_iso
 from trace_ingest.paths import trail_home
 
 EXIT_OK, EXIT_ERROR, EXIT_GATE, EXIT_NODATA, EXIT_NOTHING = 0, 1, 3, 4, 5
-GATE_VERDICTS = frozenset({"corrupt-success", "flags-only: high-severity"})
-NODATA = "insufficient-data"
-AUDIT_MARGIN_S = 60.0
+LEVEL_HELP = f"Levels to grade: {','.join(LEVELS)} (default L0,L1; L2 calls the judge)."
 
 
 class EvalGroup(click.Group):
@@ -105,63 +93,6 @@ def _dump(obj: Any) -> None:
     click.echo(text)
 
 
-def _label_runs(
-    db: Database, tasks: Sequence[str] | None = None
-) -> list[tuple[str, str, bool | None]]:
-    rows = db.execute(
-        "SELECT session_key, task, outcome FROM session_labels "
-        "WHERE task IS NOT NULL AND task != ''"
-    ).fetchall()
-    out = []
-    for key, task, outcome in rows:
-        if tasks is not None and task not in tasks:
-            continue
-        out.append(
-            (str(task), str(key), None if outcome not in ("pass", "fail") else outcome == "pass")
-        )
-    return out
-
-
-def _grade_one(
-    db: Database,
-    home: str,
-    ident: str,
-    config: GraderConfig,
-    levels: Sequence[str],
-    rubric: str | None,
-    audit: str | None,
-    audit_session: str | None,
-    settings: dict[str, Any],
-) -> tuple[SessionGrade, list[dict[str, Any]]]:
-    data = load_session(db, ident, home)
-    stream = None
-    if audit:
-        window = window_of(data.events)
-        if window is not None:
-            window = (window[0] - AUDIT_MARGIN_S, window[1] + AUDIT_MARGIN_S)
-        stream = cleo_ops.load_audit(audit, audit_session, None if audit_session else window)
-    grade = grade_events(
-        data,
-        config,
-        levels=levels,
-        rubric=rubric,
-        audit=stream,
-        min_coverage=settings["min_coverage"],
-        idle_gap_seconds=settings["idle_gap_seconds"],
-    )
-    return grade, _records(grade, config)
-
-
-def _records(grade: SessionGrade, config: GraderConfig) -> list[dict[str, Any]]:
-    ts = now_iso()
-    records = []
-    if grade.l0 is not None or grade.l1 is not None:
-        records.append(ledger.session_record(grade, config, ts))
-    if grade.cleo is not None:
-        records.append(ledger.cleo_record(grade, grade.cleo, ts))
-    return records
-
-
 def _verdicts(records: Sequence[dict[str, Any]]) -> list[str | None]:
     return [r.get("verdict") for r in records]
 
@@ -186,7 +117,7 @@ def _verdicts(records: Sequence[dict[str, Any]]) -> list[str | None]:
     help="Task label for the runs of an audit --traces file (ignored for a canonical "
     "traces.json, whose runs name their tasks).",
 )
-@click.option("--level", "level", default=None, help="Levels to grade: L0,L1 (default both).")
+@click.option("--level", "level", default=None, help=LEVEL_HELP)
 @click.option(
     "--rubric",
     type=click.Choice(RUBRICS),
@@ -207,6 +138,11 @@ def _verdicts(records: Sequence[dict[str, Any]]) -> list[str | None]:
     default=None,
     help="Only audit rows of this CLEO session id (default: the session's time window).",
 )
+@click.option(
+    "--judge",
+    default=None,
+    help="L2 judge model (an `llm` model id, or replay:FILE); default: the configured one.",
+)
 @click.option("--no-ledger", is_flag=True, help="Do not append the grade to GRADES.jsonl.")
 @json_option
 @click.pass_context
@@ -220,6 +156,7 @@ def score(
     config_path: str | None,
     audit: str | None,
     audit_session: str | None,
+    judge: str | None,
     no_ledger: bool,
     as_json: bool,
 ) -> None:
@@ -265,22 +202,28 @@ def score(
             audit=stream,
             min_coverage=settings["min_coverage"],
         )
-        records = _records(grade, config)
+        records, parts = build_records(grade, config, select((), "cleo"))
+        graded = Graded(grade, records, parts)
+        if not no_ledger:
+            ledger.append(home, records, db)
     else:
-        grade, records = _grade_one(
-            db, home, session, config, levels, rubric, audit, audit_session, settings
+        graded = grade_and_record(
+            db,
+            home,
+            session,
+            levels=levels,
+            rubric=rubric,
+            config=config,
+            audit=audit,
+            audit_session=audit_session,
+            judge=judge,
+            record=not no_ledger,
         )
-    if not no_ledger:
-        ledger.append(home, records, db)
+    records = graded.records
     if as_json:
         _dump({"grades": records})
     else:
-        for rec in records:
-            if rec["rubric"] == "cleo":
-                assert grade.cleo is not None
-                click.echo(render_cleo(rec, grade.cleo.atoms))
-            else:
-                click.echo(render_session(rec, grade.l1))
+        click.echo(graded.render())
     ctx.exit(exit_code(_verdicts(records)))
 
 
@@ -303,29 +246,6 @@ def _score_traces(
     ctx.exit(exit_code([r.verdict for r in results], passk))
 
 
-def traces_json(
-    fmt: str, results: Sequence[L1Result], passk: Sequence[TaskPassK], config: GraderConfig
-) -> dict[str, Any]:
-    counts: dict[str, int] = {}
-    for r in results:
-        counts[r.verdict] = counts.get(r.verdict, 0) + 1
-    return {
-        "format": fmt,
-        "runs": [r.as_dict() for r in results],
-        "pass_k": {t.task: t.as_dict() for t in passk},
-        "summary": {
-            "n_runs": len(results),
-            "n_tasks": len(passk),
-            "verdicts": counts,
-            "tasks_repeatable": sum(1 for t in passk if t.status == "pass"),
-            "tasks_flaky": sum(1 for t in passk if t.gate_failed),
-            "tasks_insufficient": sum(1 for t in passk if t.pass_hat_k is None),
-            "config": config.provenance(),
-            "judge_axis": "disabled (L0/L1 never call a model)",
-        },
-    }
-
-
 @eval_group.command("list")
 @click.option("--session", default=None, help="Only grades of this session key or id.")
 @click.option("--rubric", default=None, help="Only grades of this rubric (trace-grader, cleo).")
@@ -339,18 +259,8 @@ def list_cmd(session: str | None, rubric: str | None, limit: int | None, as_json
     """
     home = trail_home()
     db, _ = queries.open_synced(home)
-    rows = ledger.sync(db, home)
-    if session:
-        rows = [
-            r
-            for r in rows
-            if session in (r.get("sessionKey"), r.get("sessionId"))
-            or str(r.get("sessionKey", "")).startswith(session)
-        ]
-    if rubric:
-        rows = [r for r in rows if r.get("rubric") == rubric]
-    if limit:
-        rows = rows[-limit:]
+    ledger.sync(db, home)
+    rows = queries.list_grades(db, session=session, rubric=rubric, limit=limit)
     if as_json:
         _dump(rows)
         return
@@ -399,7 +309,7 @@ def passk_cmd(ctx: click.Context, tasks: tuple[str, ...], k: int | None, as_json
     """
     home = trail_home()
     db, _ = queries.open_synced(home)
-    rows = passk_by_task(_label_runs(db, list(tasks) or None), k)
+    rows = passk_by_task(queries.labelled_runs(db, list(tasks) or None), k)
     if tasks:
         missing = [t for t in tasks if t not in {r.task for r in rows}]
         if missing:
@@ -414,7 +324,7 @@ def passk_cmd(ctx: click.Context, tasks: tuple[str, ...], k: int | None, as_json
 @eval_group.command("gate")
 @click.option("--session", "sessions", multiple=True, help="A session to gate (repeatable).")
 @click.option("--all-closed", is_flag=True, help="Gate every closed session.")
-@click.option("--level", "level", default=None, help="Levels to grade: L0,L1 (default both).")
+@click.option("--level", "level", default=None, help=LEVEL_HELP)
 @click.option(
     "--rubric", type=click.Choice(RUBRICS), default=None, help="Also grade with a rubric profile."
 )
@@ -459,7 +369,6 @@ def gate(
         raise click.UsageError("give --session ID (repeatable) or --all-closed")
     home = trail_home()
     config = load_grader_config(config_path)
-    settings = eval_settings(home)
     db, _ = queries.open_synced(home)
     levels = parse_levels(level)
     idents = list(sessions)
@@ -475,54 +384,19 @@ def gate(
     errors = 0
     for ident in idents:
         try:
-            grade, records = _grade_one(
-                db, home, ident, config, levels, rubric, None, None, settings
-            )
+            graded = grade_and_record(db, home, ident, levels=levels, rubric=rubric, config=config)
         except ScorerError as exc:
             errors += 1
-            cases.append(
-                {"name": ident, "class": "trail.session", "status": "error", "message": str(exc)}
-            )
+            cases.append(error_case(ident, str(exc)))
             click.echo(f"Error: {ident}: {exc}", err=True)
             continue
-        ledger.append(home, records, db)
-        if grade.data.task:
-            tasks.add(grade.data.task)
-        for rec in records:
+        if graded.grade.data.task:
+            tasks.add(graded.grade.data.task)
+        for rec in graded.records:
             verdicts.append(rec["verdict"])
-            status = (
-                "failure"
-                if rec["verdict"] in GATE_VERDICTS
-                else "skipped"
-                if rec["verdict"] in (NODATA, NOTHING)
-                else "passed"
-            )
-            message = (
-                f"{rec['verdict']}: {rec.get('nothingToGrade')}"
-                if rec["verdict"] == NOTHING
-                else f"{rec['verdict']}; coverage {rec['coverage']}"
-            )
-            cases.append(
-                {
-                    "name": f"{rec['sessionKey']} [{rec['rubric']}]",
-                    "class": "trail.session",
-                    "status": status,
-                    "message": message,
-                    "detail": "\n".join(rec["flags"]),
-                }
-            )
-    rows = passk_by_task(_label_runs(db, sorted(tasks)), k) if tasks else []
-    for t in rows:
-        status = "failure" if t.gate_failed else "skipped" if t.pass_hat_k is None else "passed"
-        cases.append(
-            {
-                "name": t.task,
-                "class": "trail.passk",
-                "status": status,
-                "message": f"pass^{t.k} = {t.pass_hat_k} ({t.status}; {t.c}/{t.n})",
-                "detail": "",
-            }
-        )
+            cases.append(record_case(rec))
+    rows = passk_by_task(queries.labelled_runs(db, sorted(tasks)), k) if tasks else []
+    cases += [passk_case(t) for t in rows]
     code = EXIT_ERROR if errors else exit_code(verdicts, rows)
     if not idents:
         code = EXIT_NODATA
@@ -540,26 +414,6 @@ def gate(
         click.echo(RULE)
         click.echo(f"gate exit code {code}")
     ctx.exit(code)
-
-
-def write_junit(path: str, cases: Sequence[dict[str, Any]]) -> None:
-    suite = ET.Element(
-        "testsuite",
-        name="trail eval gate",
-        tests=str(len(cases)),
-        failures=str(sum(c["status"] == "failure" for c in cases)),
-        errors=str(sum(c["status"] == "error" for c in cases)),
-        skipped=str(sum(c["status"] == "skipped" for c in cases)),
-    )
-    for c in cases:
-        case = ET.SubElement(suite, "testcase", classname=c["class"], name=c["name"])
-        if c["status"] in ("failure", "error", "skipped"):
-            tag = {"failure": "failure", "error": "error", "skipped": "skipped"}[c["status"]]
-            el = ET.SubElement(case, tag, message=str(c.get("message", "")))
-            el.text = str(c.get("detail") or "")
-    root = ET.Element("testsuites")
-    root.append(suite)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
 @eval_group.command("outcome")

@@ -6,58 +6,32 @@ CLI, the benchmark and the demo; ``load_session`` gathers what the core needs fr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlite_utils import Database
 
 from scorers import cleo_ops
-from scorers.completeness import Profile, session_profile
+from scorers.completeness import session_profile
 from scorers.grader_config import GraderConfig
-from scorers.l0 import DEFAULT_IDLE_GAP_SECONDS, L0Result, grade_l0
-from scorers.rubric_cleo import CleoResult, grade_cleo
-from scorers.steps import Pairing, Run, pair_events
-from scorers.trace_grader import L1Result, grade_run
+from scorers.guides import guide_context
+from scorers.l0 import DEFAULT_IDLE_GAP_SECONDS
+from scorers.registry import DEFAULT_LEVELS, RUBRICS, select
+from scorers.registry import LEVELS as LEVELS
+from scorers.registry import parse_levels as parse_levels
+from scorers.session import EvalSettings, GradeInput, SessionGrade
+from scorers.session import SessionData as SessionData
+from scorers.steps import pair_events
 from telemetry import queries
 from telemetry.canonical import canonical
 from telemetry.lifecycle import to_epoch
 from trace_ingest.config import load_config
-from trace_ingest.errors import ScorerError
 from trace_ingest.store import read_errors
 
-LEVELS = ("L0", "L1")
-RUBRICS = ("cleo",)
+__all__ = ["LEVELS", "RUBRICS", "SessionData", "SessionGrade", "grade_events", "load_session"]
+
 HOOK_ERROR_SCAN = 100_000
 WINDOW_MARGIN_S = 5.0
-
-
-@dataclass
-class SessionData:
-    key: str
-    session_id: str
-    harness: str
-    state: str
-    events: list[dict[str, Any]]
-    outcome: str | None = None  # pass | fail | None (unknown)
-    task: str | None = None
-    hook_errors: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def delivered(self) -> bool | None:
-        return None if self.outcome is None else self.outcome == "pass"
-
-
-@dataclass
-class SessionGrade:
-    data: SessionData
-    levels: tuple[str, ...]
-    pairing: Pairing
-    profile: Profile
-    l0: L0Result | None = None
-    l1: L1Result | None = None
-    cleo: CleoResult | None = None
-    min_coverage: float = 0.5
 
 
 def eval_settings(home: str) -> dict[str, Any]:
@@ -91,20 +65,10 @@ def hook_errors_during(
     return out
 
 
-def labels(db: Database, key: str) -> tuple[str | None, str | None]:
-    row = db.execute(
-        "SELECT outcome, task FROM session_labels WHERE session_key = ?", [key]
-    ).fetchone()
-    if row is None:
-        return None, None
-    outcome = row[0] if row[0] in ("pass", "fail") else None
-    return outcome, row[1] or None
-
-
 def load_session(db: Database, ident: str, home: str) -> SessionData:
     meta = queries.resolve_session(db, ident)
     events = queries.session_timeline(db, meta["key"]).events
-    outcome, task = labels(db, meta["key"])
+    outcome, task = queries.labels(db, meta["key"])
     harness = str(meta.get("harness") or "")
     return SessionData(
         key=str(meta["key"]),
@@ -115,6 +79,8 @@ def load_session(db: Database, ident: str, home: str) -> SessionData:
         outcome=outcome,
         task=task,
         hook_errors=hook_errors_during(home, harness, events),
+        project_dir=meta.get("project_dir") or None,
+        closed_at=meta.get("closed_at") or None,
     )
 
 
@@ -126,32 +92,24 @@ def canonical_events(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return canonical(events).events
 
 
-def parse_levels(text: str | None) -> tuple[str, ...]:
-    if not text:
-        return LEVELS
-    wanted = tuple(p.strip().upper() for p in text.split(",") if p.strip())
-    bad = [p for p in wanted if p not in LEVELS]
-    if bad:
-        raise ScorerError(
-            f"unknown level(s) {', '.join(bad)}; choose from {', '.join(LEVELS)} "
-            "(L2, the judge, is not part of this grader)"
-        )
-    return wanted
-
-
 def grade_events(
     data: SessionData,
     config: GraderConfig,
     *,
-    levels: Sequence[str] = LEVELS,
+    levels: Sequence[str] = DEFAULT_LEVELS,
     rubric: str | None = None,
     audit: cleo_ops.OpStream | None = None,
     min_coverage: float = 0.5,
     idle_gap_seconds: float = DEFAULT_IDLE_GAP_SECONDS,
+    judge: str | None = None,
+    home: str | None = None,
+    texts: Callable[[str], str | None] | None = None,
 ) -> SessionGrade:
-    """Grade one session's events. Raises ScorerError when a check crashes."""
-    if rubric is not None and rubric not in RUBRICS:
-        raise ScorerError(f"unknown rubric {rubric!r}; known: {', '.join(RUBRICS)}")
+    """Grade one session's events with the registry's entries for ``levels`` and ``rubric``
+    (scorers.registry.select), in table order. Pure apart from what a grader does itself (L2
+    calls its judge). Raises ScorerError when a check crashes and GradeAttemptFailed when an
+    attempt failed; the grade is then abandoned (nothing is written by anyone)."""
+    graders = select(levels, rubric)
     # Whatever order the events arrived in, and whichever sources saw them, the session is
     # graded as one event per real action in canonical order.
     data.events = canonical_events(data.events)
@@ -163,29 +121,17 @@ def grade_events(
         attached["protocol_audit"] = audit.origin
     profile = session_profile(data.events, pairing, hook_errors=data.hook_errors, attached=attached)
     grade = SessionGrade(data, tuple(levels), pairing, profile, min_coverage=min_coverage)
-    if "L0" in levels:
-        grade.l0 = grade_l0(
-            data.events, pairing, profile, data.hook_errors, min_coverage, idle_gap_seconds
-        )
-    if "L1" in levels:
-        run = Run(
-            run_id=data.session_id,
-            steps=pairing.steps,
-            delivered=data.delivered,
-            task=data.task,
-            source="hook",
-            session_key=data.key,
-            session_id=data.session_id,
-        )
-        grade.l1 = grade_run(run, config, profile, min_coverage)
-    if rubric == "cleo":
-        streams = []
-        if data.events or audit is None:
-            streams.append(cleo_ops.tool_stream(pairing.steps, data.events, profile))
-        if audit is not None:
-            streams.append(audit)
-        stream = cleo_ops.merge(streams)
-        grade.cleo = grade_cleo(
-            stream, session_open=data.state != "closed", min_coverage=min_coverage
-        )
+    inp = GradeInput(
+        data=data,
+        pairing=pairing,
+        profile=profile,
+        config=config,
+        settings=EvalSettings(min_coverage, idle_gap_seconds),
+        audit=audit,
+        guides=guide_context(data.events, data.project_dir, texts=texts),
+        judge=judge,
+        home=home,
+    )
+    for grader in graders:
+        grade.results[grader.name] = grader.grade(inp)
     return grade

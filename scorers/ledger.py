@@ -20,8 +20,12 @@ from sqlite_utils import Database
 from scorers.atoms import Atom
 from scorers.contents import NOTHING
 from scorers.grader_config import GraderConfig
-from scorers.grading import SessionGrade
+from scorers.l0 import L0Result
 from scorers.rubric_cleo import RUBRIC_VERSION, CleoResult
+from scorers.session import SessionGrade
+from scorers.trace_grader import L1Result
+from scorers.verdicts import L2Result
+from telemetry import queries
 from trace_ingest.events import now_iso
 from trace_ingest.paths import ensure_home, grades_path
 from trace_ingest.store import append_lines
@@ -69,34 +73,47 @@ def _nothing_reason(grade: SessionGrade) -> str | None:
 def session_record(
     grade: SessionGrade, config: GraderConfig, timestamp: str | None = None
 ) -> dict[str, Any]:
-    """The L0/L1 ledger entry of one session."""
-    ts = timestamp or now_iso()
+    """The L0/L1 ledger entry of one session (both levels' results in ``grade``)."""
+    return trace_entry(grade, config, timestamp or now_iso(), l0=grade.l0, l1=grade.l1)
+
+
+def trace_entry(
+    grade: SessionGrade,
+    config: GraderConfig,
+    timestamp: str,
+    *,
+    l0: L0Result | None = None,
+    l1: L1Result | None = None,
+) -> dict[str, Any]:
+    """The ``trace-grader`` entry made of the L0 and / or L1 result given (the registry's
+    ``l0`` and ``l1`` entries each write their part; ``registry.merge_records`` folds them)."""
+    ts = timestamp
     data = grade.data
     atoms: list[Atom] = []
     levels: dict[str, Any] = {}
     main = None
-    if grade.l0 is not None:
-        atoms += grade.l0.atoms
+    if l0 is not None:
+        atoms += l0.atoms
         levels["L0"] = {
-            "verdict": grade.l0.verdict,
-            **grade.l0.aggregate.as_dict(),
-            "facts": grade.l0.facts,
+            "verdict": l0.verdict,
+            **l0.aggregate.as_dict(),
+            "facts": l0.facts,
         }
-        main = grade.l0.aggregate
-    verdict = grade.l0.verdict if grade.l0 is not None else None
+        main = l0.aggregate
+    verdict = l0.verdict if l0 is not None else None
     flags: list[str] = []
     findings: list[dict[str, Any]] = []
-    if grade.l1 is not None:
-        atoms += grade.l1.atoms
+    if l1 is not None:
+        atoms += l1.atoms
         levels["L1"] = {
-            "verdict": grade.l1.verdict,
-            "flagVerdict": grade.l1.delivered_verdict,
-            **grade.l1.aggregate.as_dict(),
-            "internalSteps": grade.l1.internal_steps,
+            "verdict": l1.verdict,
+            "flagVerdict": l1.delivered_verdict,
+            **l1.aggregate.as_dict(),
+            "internalSteps": l1.internal_steps,
         }
-        main = grade.l1.aggregate
-        verdict = grade.l1.verdict
-        for f in grade.l1.findings:
+        main = l1.aggregate
+        verdict = l1.verdict
+        for f in l1.findings:
             flags.append(f"{f.check} ({f.severity}): {f.detail}")
             findings.append(f.as_dict())
     assert main is not None
@@ -181,8 +198,8 @@ def append(home: str, records: list[dict[str, Any]], db: Database | None = None)
     ensure_home(home)
     data = "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
     append_lines(grades_path(home), data)
-    if db is not None and "grades" in db.table_names():
-        _insert(db, records)
+    if db is not None:
+        queries.insert_grades(db, _with_ids(records))
 
 
 def read(home: str) -> list[dict[str, Any]]:
@@ -202,41 +219,60 @@ def read(home: str) -> list[dict[str, Any]]:
     return out
 
 
-def _insert(db: Database, records: list[dict[str, Any]]) -> None:
-    rows = []
-    for r in records:
-        gid = r.get("gradeId") or _grade_id(r.get("sessionId"), r.get("rubric"), r.get("timestamp"))
-        raw = r.get("config")
-        config: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        rows.append(
-            [
-                gid,
-                r.get("sessionKey"),
-                r.get("sessionId"),
-                r.get("rubric"),
-                r.get("rubricVersion"),
-                r.get("verdict"),
-                r.get("totalScore"),
-                r.get("maxScore"),
-                r.get("coverage"),
-                config.get("sha256"),
-                None if config.get("verified") is None else int(bool(config["verified"])),
-                r.get("timestamp"),
-                json.dumps(r, default=str),
-            ]
-        )
-    with db.conn:
-        db.conn.executemany(
-            "INSERT OR IGNORE INTO grades (id, session_key, session_id, rubric, rubric_version,"
-            " verdict, total_score, max_score, coverage, config_sha256, config_verified,"
-            " timestamp, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            rows,
-        )
+def _with_ids(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Entries written by hand or by an old trail may lack a gradeId: derive one."""
+    return [
+        r
+        if r.get("gradeId")
+        else {**r, "gradeId": _grade_id(r.get("sessionId"), r.get("rubric"), r.get("timestamp"))}
+        for r in records
+    ]
 
 
 def sync(db: Database, home: str) -> list[dict[str, Any]]:
     """Mirror the whole ledger into SQLite (idempotent) and return its entries."""
     records = read(home)
-    if records and "grades" in db.table_names():
-        _insert(db, records)
+    if records:
+        queries.insert_grades(db, _with_ids(records))
     return records
+
+
+L2_RUBRIC = "l2"
+
+
+def l2_record(grade: SessionGrade, result: L2Result, timestamp: str) -> dict[str, Any]:
+    """The L2 ledger entry of one session: seed 002's verdicts (``l2``: per guide, per
+    action, the guides in context, what the token budget cut, the judge and its cost).
+    ``verdict`` is the one-word summary (verdicts.L2Result.verdict); ``coverage`` the share of
+    the session's actions that were judged. The grading entry point adds ``contents``, the
+    fingerprint of what was judged (scorers.queue)."""
+    data = grade.data
+    judge = result.judge
+    cut_events = sum(1 for c in result.cut if c.get("event"))
+    judged = len(result.actions)
+    nothing = result.nothing_reason is not None
+    return {
+        "gradeId": _grade_id(data.key, L2_RUBRIC, timestamp),
+        "sessionId": data.session_id,
+        "sessionKey": data.key,
+        "harness": data.harness,
+        "taskId": data.task,
+        "rubric": L2_RUBRIC,
+        "rubricVersion": (judge.prompt_version if judge else "") or "l2",
+        "verdict": result.verdict,
+        "outcome": "unknown" if data.outcome is None else data.outcome,
+        "totalScore": None,
+        "maxScore": None,
+        "coverage": None
+        if nothing or not judged + cut_events
+        else _r(judged / (judged + cut_events)),
+        "nothingToGrade": result.nothing_reason,
+        "flags": [
+            f"{g.guide} misaligned: {g.reason}" for g in result.guides if g.verdict == "misaligned"
+        ],
+        "l2": result.as_dict(),
+        "timestamp": timestamp,
+        "entryCount": len(data.events),
+        "evaluator": f"llm:{judge.model}" if judge else "llm",
+        "grader": grader_version(),
+    }

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorers.atoms import Aggregate, Atom
+from scorers.grader_config import GraderConfig
 from scorers.passk import TaskPassK
 from scorers.trace_grader import L1Result
+from scorers.verdicts import ACTION_VERDICTS, NOT_ENGAGED, JudgeInfo, L2Result
 
 RULE = "─" * 72
 MARK = {
@@ -88,85 +90,101 @@ def render_l1(result: L1Result, header: bool = True) -> list[str]:
     return out
 
 
-def render_session(record: dict[str, Any], l1: L1Result | None) -> str:
-    out = [
+def render_header(record: dict[str, Any]) -> list[str]:
+    """The first lines of a session's report: key, harness, events, outcome, task."""
+    return [
         f"session {record['sessionKey']}  ({record['harness']}, {record['entryCount']} "
         f"events, outcome {record['outcome']}"
         + (f", task {record['taskId']}" if record.get("taskId") else "")
         + ")",
         RULE,
     ]
+
+
+def render_footer(record: dict[str, Any]) -> list[str]:
+    return [RULE, f"verdict: {record['verdict']}"]
+
+
+def render_l0(record: dict[str, Any]) -> list[str]:
+    """L0's part of the session report, from the ledger entry."""
     levels = record["levels"]
-    if "L0" in levels:
-        l0 = levels["L0"]
-        f = l0["facts"]
-        p = f["pairing"]
-        e = f["errors"]
+    if "L0" not in levels:
+        return []
+    out: list[str] = []
+    l0 = levels["L0"]
+    f = l0["facts"]
+    p = f["pairing"]
+    e = f["errors"]
+    out.append(
+        f"L0 integrity: {l0['verdict']}   (score {_pct(l0['score'])}, coverage "
+        f"{_pct(l0['coverage'])})"
+    )
+    out.append(f"  events {f['events']}: " + ", ".join(f"{k} {v}" for k, v in f["by_kind"].items()))
+    if f["tools"]:
+        out.append("  tools: " + ", ".join(f"{k} {v}" for k, v in f["tools"].items()))
+    out.append(
+        f"  calls {p['calls']}, results {p['results']}, paired {p['paired']}, "
+        f"calls without result {p['calls_without_result']}, results without call "
+        f"{p['results_without_call']}"
+    )
+    out.append(
+        f"  errors {e['failed']} of {e['steps_with_known_outcome']} known outcomes "
+        f"(rate {_pct(e['error_rate'])}); not failures: refused {e['refused']}, "
+        f"cancelled {e['cancelled']}, interrupted {e['interrupted']}"
+    )
+    internal = f["internal"]
+    if internal["events"]:
+        kinds = ", ".join(f"{k} {v}" for k, v in internal["kinds"].items())
         out.append(
-            f"L0 integrity: {l0['verdict']}   (score {_pct(l0['score'])}, coverage "
-            f"{_pct(l0['coverage'])})"
+            f"  harness-internal agents: {internal['events']} events ({kinds}), "
+            f"{internal['steps']} steps, not graded as agent behaviour"
         )
+    if f["durations_ms"]:
+        d = f["durations_ms"]
         out.append(
-            f"  events {f['events']}: " + ", ".join(f"{k} {v}" for k, v in f["by_kind"].items())
+            f"  tool time {d['total'] / 1000:.1f}s over {d['count']} results "
+            f"(p50 {d['p50']:.0f} ms, max {d['max']:.0f} ms)"
         )
-        if f["tools"]:
-            out.append("  tools: " + ", ".join(f"{k} {v}" for k, v in f["tools"].items()))
+    t = f["timeline"]
+    if t["span_seconds"] is not None:
         out.append(
-            f"  calls {p['calls']}, results {p['results']}, paired {p['paired']}, "
-            f"calls without result {p['calls_without_result']}, results without call "
-            f"{p['results_without_call']}"
+            f"  span {t['span_seconds']:.0f}s, idle gaps > "
+            f"{t['idle_gap_threshold_seconds']:.0f}s: {t['idle_gaps']}"
         )
-        out.append(
-            f"  errors {e['failed']} of {e['steps_with_known_outcome']} known outcomes "
-            f"(rate {_pct(e['error_rate'])}); not failures: refused {e['refused']}, "
-            f"cancelled {e['cancelled']}, interrupted {e['interrupted']}"
-        )
-        internal = f["internal"]
-        if internal["events"]:
-            kinds = ", ".join(f"{k} {v}" for k, v in internal["kinds"].items())
-            out.append(
-                f"  harness-internal agents: {internal['events']} events ({kinds}), "
-                f"{internal['steps']} steps, not graded as agent behaviour"
-            )
-        if f["durations_ms"]:
-            d = f["durations_ms"]
-            out.append(
-                f"  tool time {d['total'] / 1000:.1f}s over {d['count']} results "
-                f"(p50 {d['p50']:.0f} ms, max {d['max']:.0f} ms)"
-            )
-        t = f["timeline"]
-        if t["span_seconds"] is not None:
-            out.append(
-                f"  span {t['span_seconds']:.0f}s, idle gaps > "
-                f"{t['idle_gap_threshold_seconds']:.0f}s: {t['idle_gaps']}"
-            )
-        out.append(
-            f"  hook errors {f['hook_errors']['count']}, redactions "
-            f"{f['redactions']['total']} in {f['redactions']['events']} events, "
-            f"truncated events {f['truncated_events']}"
-        )
-        prof = f["profile"]
-        out.append(f"  sources: {', '.join(prof['sources']) or 'none'}")
-        if prof["cannot_provide"]:
-            out.append("  harness cannot provide: " + ", ".join(prof["cannot_provide"]))
-        for cap, why in prof["trace_missing"].items():
-            out.append(f"  trace is missing {cap}: {why}")
-        for gap in prof["integrity_gaps"]:
-            out.append(f"  integrity gap: {gap['reason']}")
-        out.append(
-            f"  source agreement: {f['disagreements']['status']} ({f['disagreements']['reason']})"
-        )
-        for finding in (f.get("source_agreement") or {}).get("findings", [])[:5]:
-            out.append(f"    {finding['kind']}: {finding['detail']}")
-        if f["contents"]["nothing_to_grade"] and l1 is None:
-            out.append(f"  {f['contents']['nothing_to_grade']}")
+    out.append(
+        f"  hook errors {f['hook_errors']['count']}, redactions "
+        f"{f['redactions']['total']} in {f['redactions']['events']} events, "
+        f"truncated events {f['truncated_events']}"
+    )
+    prof = f["profile"]
+    out.append(f"  sources: {', '.join(prof['sources']) or 'none'}")
+    if prof["cannot_provide"]:
+        out.append("  harness cannot provide: " + ", ".join(prof["cannot_provide"]))
+    for cap, why in prof["trace_missing"].items():
+        out.append(f"  trace is missing {cap}: {why}")
+    for gap in prof["integrity_gaps"]:
+        out.append(f"  integrity gap: {gap['reason']}")
+    out.append(
+        f"  source agreement: {f['disagreements']['status']} ({f['disagreements']['reason']})"
+    )
+    for finding in (f.get("source_agreement") or {}).get("findings", [])[:5]:
+        out.append(f"    {finding['kind']}: {finding['detail']}")
+    if f["contents"]["nothing_to_grade"] and "L1" not in levels:
+        out.append(f"  {f['contents']['nothing_to_grade']}")
+    return out
+
+
+def render_l1_section(l1: L1Result, record: dict[str, Any]) -> list[str]:
+    """L1's part of the session report."""
+    return [RULE, *render_l1(l1), "  " + config_line(record["config"])]
+
+
+def render_session(record: dict[str, Any], l1: L1Result | None) -> str:
+    """The whole L0 / L1 report of one ledger entry (the registry composes the same parts)."""
+    out = render_header(record) + render_l0(record)
     if l1 is not None:
-        out.append(RULE)
-        out += render_l1(l1)
-        out.append("  " + config_line(record["config"]))
-    out.append(RULE)
-    out.append(f"verdict: {record['verdict']}")
-    return "\n".join(out)
+        out += render_l1_section(l1, record)
+    return "\n".join(out + render_footer(record))
 
 
 def render_cleo(record: dict[str, Any], atoms: Sequence[Atom]) -> str:
@@ -235,3 +253,91 @@ def render_passk(rows: Sequence[TaskPassK]) -> list[str]:
             f"({t.c}/{t.n} trials delivered{unknown})"
         )
     return out
+
+
+def judge_line(judge: JudgeInfo | None) -> str:
+    """Who judged: model, replayed or live, prompt version, and whether the judge is verified
+    (a judge without a passing calibration is marked UNVERIFIED in every report)."""
+    if judge is None:
+        return "judge: unknown — UNVERIFIED"
+    how = "replayed from recorded responses" if judge.replayed else "live"
+    state = (
+        f"verified ({judge.calibration})"
+        if judge.verified is True
+        else "UNVERIFIED (no passing calibration"
+        + (f": {judge.calibration})" if judge.calibration else ")")
+    )
+    tokens = ""
+    if judge.input_tokens is not None or judge.output_tokens is not None:
+        tokens = f", tokens {judge.input_tokens or 0} in / {judge.output_tokens or 0} out"
+    if judge.cost_usd is not None:
+        tokens += f", ${judge.cost_usd:.4f}"
+    prompt = f", prompt {judge.prompt_version}" if judge.prompt_version else ""
+    return f"judge: {judge.model} ({how}{prompt}{tokens}) — {state}"
+
+
+def render_l2(result: L2Result, record: dict[str, Any]) -> list[str]:
+    """The L2 part of the session report: one line per guide in context (``Not engaged`` for
+    not_applicable), the actions' verdicts (an action without one is "not judged", never
+    unguided), what the token budget cut, and the judge (marked when unverified)."""
+    out = [RULE, f"L2 judge verdict: {result.verdict}", "  " + judge_line(result.judge)]
+    if result.nothing_reason is not None:
+        out.append(f"  graded, nothing to judge: {result.nothing_reason}")
+        return out
+    loaded = result.guides_in_context
+    if loaded:
+        out.append(f"  guides in context: {len(loaded)}")
+    else:
+        out.append("  guides in context: none (no rule file or invoked skill reached the agent)")
+    judged = {(g.guide, g.version) for g in result.guides}
+    for g in result.guides:
+        shown = NOT_ENGAGED if g.verdict == "not_applicable" else g.verdict
+        cites = f"  -> {', '.join(g.evidence[:5])}" if g.evidence else ""
+        more = f" (+{len(g.evidence) - 5})" if len(g.evidence) > 5 else ""
+        why = f": {g.reason}" if g.reason else ""
+        out.append(f"  guide {g.guide} @{g.version[:12]}: {shown}{why}{cites}{more}")
+    for info in loaded:
+        if (info.get("guide"), info.get("version")) not in judged:
+            out.append(
+                f"  guide {info.get('guide')} @{str(info.get('version') or '')[:12]}: "
+                "no verdict (not evaluated)"
+            )
+    counts: dict[str, int] = {}
+    for a in result.actions:
+        counts[a.verdict] = counts.get(a.verdict, 0) + 1
+    cut = [c for c in result.cut if c.get("event")]
+    parts = [f"{counts.get(v, 0)} {v}" for v in ACTION_VERDICTS]
+    if cut:
+        parts.append(f"{len(cut)} not judged (cut from the judge's input)")
+    out.append("  actions: " + ", ".join(parts))
+    for a in result.actions:
+        if a.verdict == "misaligned":
+            out.append(f"    misaligned {a.event}: {', '.join(a.guides) or '-'}")
+    for c in result.cut:
+        what = c.get("event") or c.get("guide")
+        out.append(f"  cut {what}: {c.get('why', '')}")
+    return out
+
+
+def traces_json(
+    fmt: str, results: Sequence[L1Result], passk: Sequence[TaskPassK], config: GraderConfig
+) -> dict[str, Any]:
+    """`trail eval score --traces FILE --json`: every run, pass^k per task, a summary."""
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    return {
+        "format": fmt,
+        "runs": [r.as_dict() for r in results],
+        "pass_k": {t.task: t.as_dict() for t in passk},
+        "summary": {
+            "n_runs": len(results),
+            "n_tasks": len(passk),
+            "verdicts": counts,
+            "tasks_repeatable": sum(1 for t in passk if t.status == "pass"),
+            "tasks_flaky": sum(1 for t in passk if t.gate_failed),
+            "tasks_insufficient": sum(1 for t in passk if t.pass_hat_k is None),
+            "config": config.provenance(),
+            "judge_axis": "disabled (L0/L1 never call a model)",
+        },
+    }
