@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from trace_ingest.events import Event
     from trace_ingest.scrub import Scrubber
 
-ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code"}
+ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code", "vibe": "hooks.vibe"}
 PREVIEW_CHARS = 2000  # of an unparseable payload, kept (scrubbed) for diagnosis
 
 # Parse bounds (docs/security.md): a payload past them is recorded as a stub, not parsed.
