@@ -1,6 +1,7 @@
 """Claude Code adapter: one hook payload -> a list of schema-v1 events.
 
-Hot-path safe: imports only ``trace_ingest.events``. Field names follow
+Hot-path safe: imports only ``trace_ingest.events``, ``trace_ingest.tools`` and the
+descriptor (``trace_ingest.harnesses.claude_code``: the event and tool tables). Field names follow
 ``shared/reference/harnesses.md`` §1.5-1.6 (Claude Code hooks reference, 2026-08). Everything but
 ``session_id``, ``transcript_path`` and ``hook_event_name`` is optional there (older releases
 sent fewer fields), so every lookup tolerates absence. Payloads carry no timestamp: events are
@@ -10,13 +11,8 @@ stamped on receipt.
 from __future__ import annotations
 
 from trace_ingest.events import new_event
-from trace_ingest.tools import (
-    STATUS_OK,
-    canonical_tool,
-    classify_user_text,
-    result_status,
-    tool_path,
-)
+from trace_ingest.harnesses.claude_code import DESCRIPTOR
+from trace_ingest.tools import STATUS_OK, classify_user_text, result_status
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -24,30 +20,9 @@ if TYPE_CHECKING:
 
     from trace_ingest.events import Event
 
-HARNESS = "claude-code"
-
-# What this source can ever provide is declared in trace_ingest.capabilities (read by the
-# graders, not needed on the hook's path).
-
-EVENT_KINDS: dict[str, str] = {
-    "SessionStart": "session_start",
-    "SessionEnd": "session_end",
-    "UserPromptSubmit": "prompt",
-    "UserPromptExpansion": "prompt",
-    "PreToolUse": "tool_call",
-    "PostToolUse": "tool_result",
-    "PostToolUseFailure": "tool_error",
-    "PermissionRequest": "permission",
-    "PermissionDenied": "permission",
-    "Notification": "notification",
-    "SubagentStart": "subagent_start",
-    "SubagentStop": "subagent_stop",
-    "Stop": "agent_stop",
-    "StopFailure": "agent_stop",
-    "PreCompact": "compaction",
-    "PostCompact": "compaction",
-    "InstructionsLoaded": "guide_loaded",
-}
+HARNESS = DESCRIPTOR.id
+# Hook event -> kind: the descriptor's table, which is also what `trail install` registers.
+EVENT_KINDS: dict[str, str] = DESCRIPTOR.events
 
 # Fields every payload may carry; mapped onto named event fields or consumed outright.
 _COMMON = ("session_id", "hook_event_name", "cwd", "agent_id", "agent_type", "prompt_id")
@@ -98,11 +73,11 @@ def normalize(payload: dict[str, Any], received_at: str, digest: str) -> list[Ev
 def _fill_tool(ev: Event, rest: dict[str, Any]) -> None:
     name = _str(rest.pop("tool_name", None))
     ev["tool_name"] = name
-    ev["tool"] = canonical_tool(name)
+    ev["tool"] = DESCRIPTOR.canonical(name)
     ev["call_id"] = _str(rest.pop("tool_use_id", None))
     if "tool_input" in rest:
         ev["input"] = rest.pop("tool_input")
-        ev["path"] = tool_path(ev["input"])
+        ev["path"] = DESCRIPTOR.tool_path(ev["input"])
     if "duration_ms" in rest and isinstance(rest["duration_ms"], (int, float)):
         ev["duration_ms"] = float(rest.pop("duration_ms"))
 

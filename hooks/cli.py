@@ -1,4 +1,9 @@
-"""Click commands owned by the hooks package: hook, install, uninstall."""
+"""Click commands owned by the hooks package: hook, install, uninstall.
+
+The choices come from the tables: ``trail hook`` takes every harness of
+``trace_ingest.harnesses.table.HARNESSES``, ``--harness`` every registrar of
+``hooks.install.REGISTRARS``, ``--scope`` every scope their descriptors list.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +12,48 @@ import json
 import click
 
 from hooks import install as installer
-from trace_ingest.paths import HARNESSES
+from trace_ingest.harnesses.table import HARNESSES
+
+
+def _scopes() -> list[str]:
+    found: dict[str, None] = {}
+    for reg in installer.REGISTRARS.values():
+        found.update(dict.fromkeys(reg.descriptor.scopes))
+    return list(found)
+
+
+def _where() -> str:
+    home = "~/"
+    return "; ".join(
+        f"{h}: "
+        + ", ".join(
+            f"{scope} {'./' if root == 'project' else home}{relative}"
+            for scope, (root, relative) in reg.descriptor.settings.items()
+        )
+        for h, reg in installer.REGISTRARS.items()
+    )
+
+
+def _defaults() -> str:
+    return ", ".join(f"{h}: {r.descriptor.default_scope}" for h, r in installer.REGISTRARS.items())
+
+
+def _scope(harness: str, scope: str | None) -> str:
+    return scope or installer.registrar(harness).descriptor.default_scope
+
 
 harness_option = click.option(
     "--harness",
-    type=click.Choice(["claude-code"]),
+    type=click.Choice(list(installer.REGISTRARS)),
     default="claude-code",
     show_default=True,
-    help="Which harness to register with (others arrive in later releases).",
+    help="Which harness to register with.",
 )
 scope_option = click.option(
     "--scope",
-    type=click.Choice(["project", "user"]),
-    default="project",
-    show_default=True,
-    help="project: ./.claude/settings.json; user: ~/.claude/settings.json.",
+    type=click.Choice(_scopes()),
+    default=None,
+    help=f"Where the registration goes ({_where()}). Default: the harness's own ({_defaults()}).",
 )
 project_option = click.option(
     "--project-dir",
@@ -49,7 +81,7 @@ def hook(harness: str) -> None:
 @scope_option
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the change as JSON.")
-def install(harness: str, scope: str, project_dir: str | None, as_json: bool) -> None:
+def install(harness: str, scope: str | None, project_dir: str | None, as_json: bool) -> None:
     """Register trail's hook in the harness settings (idempotent, keeps everything else).
 
     Writes a backup of the previous settings file next to it, and records the absolute path
@@ -58,7 +90,7 @@ def install(harness: str, scope: str, project_dir: str | None, as_json: bool) ->
     target updated (for --scope project, only a target inside the project). A read-only file
     or folder, a FIFO or device, or a file over 16 MiB is refused unchanged (exit 1).
     """
-    change = installer.install(harness, scope, project_dir)
+    change = installer.install(harness, _scope(harness, scope), project_dir)
     _report(change, as_json, "added", change.added)
 
 
@@ -67,13 +99,13 @@ def install(harness: str, scope: str, project_dir: str | None, as_json: bool) ->
 @scope_option
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the change as JSON.")
-def uninstall(harness: str, scope: str, project_dir: str | None, as_json: bool) -> None:
+def uninstall(harness: str, scope: str | None, project_dir: str | None, as_json: bool) -> None:
     """Remove exactly the hook entries `trail install` added; nothing else changes.
 
     trail's entries are recognised by their exact command (`<absolute path>/trail hook
     <harness>`); your own hooks that merely mention `trail hook` are kept.
     """
-    change = installer.uninstall(harness, scope, project_dir)
+    change = installer.uninstall(harness, _scope(harness, scope), project_dir)
     _report(change, as_json, "removed", change.removed)
 
 

@@ -22,8 +22,8 @@ from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
 from trace_ingest.capture import SCRUB_MARGIN, finish, session_dir_key
 from trace_ingest.events import new_event, now_iso, to_line
+from trace_ingest.harnesses.table import HARNESSES
 from trace_ingest.paths import (
-    HARNESSES,
     UNKNOWN_HARNESS,
     UnsafePath,
     capture_off_path,
@@ -37,9 +37,14 @@ TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
     from typing import Any
 
+    from hooks._protocols import Adapter
     from trace_ingest.events import Event
     from trace_ingest.scrub import Scrubber
 
+# Harness -> its adapter module (hooks._protocols.Adapter), imported by name so the hook pays
+# only for the one it runs. Every key is a harness of trace_ingest.harnesses.table.HARNESSES,
+# and each has a registrar in hooks.install.REGISTRARS (tests/test_harness_agreement.py). A
+# harness listed there without an adapter here has its payloads recorded as kind ``other``.
 ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code", "vibe": "hooks.vibe"}
 PREVIEW_CHARS = 2000  # of an unparseable payload, kept (scrubbed) for diagnosis
 
@@ -212,9 +217,8 @@ def _normalize(harness: str, payload: dict[str, Any], received_at: str, digest: 
         )
         ev["extra"] = payload
         return [ev]
-    adapter = importlib.import_module(module_name)
-    result: list[Event] = adapter.normalize(payload, received_at, digest)
-    return result
+    adapter: Adapter = importlib.import_module(module_name)
+    return adapter.normalize(payload, received_at, digest)
 
 
 def _write(

@@ -1,18 +1,14 @@
-"""Registering trail's hook in a harness's settings, and removing exactly that again.
+"""Registering trail's hook in a harness's settings: the table of registrars and what they share.
 
-Claude Code (harnesses.md §1.2): ``hooks`` -> event -> matcher groups -> handlers. trail adds
-one matcher group per event holding one ``command`` handler, ``async`` (a recorder must not
-slow the agent; §1.3) with a short timeout. Every other key, hook and setting is kept as is;
-a backup of the previous file is written next to it first.
+Each harness has a registrar in ``hooks/registrars/<mod>.py`` (``hooks._protocols.Registrar``),
+listed in ``REGISTRARS``; ``install``/``uninstall`` below dispatch to it. What every registrar
+shares lives here: the ``Change`` it reports, the exact command it registers
+(``hook_command``), where a symlinked settings file may be written (``resolve_target``) and the
+backup + atomic write (``write_settings``).
 
-trail's own handler is recognised by the exact command it writes (``trace_ingest.settings_io``):
-``<absolute path>/trail hook claude-code`` and nothing else. An event that already has a user's
-hook mentioning ``trail hook claude-code`` (a wrapper) is left to it, and uninstall never
-removes such a hook.
-
-Writing: a new file is created 0600 (``.claude/`` 0700); an existing file keeps its mode. The
+Writing: a new file is created 0600 (its folder 0700); an existing file keeps its mode. The
 new content goes to a temporary file in the same folder and is renamed over the old one. A
-symlinked ``settings.json`` is written through deliberately: its target is updated atomically
+symlinked settings file is written through deliberately: its target is updated atomically
 in the target's folder (for ``--scope project`` only when the target lies inside the project).
 A read-only file or folder, or anything that is not a regular file, is refused untouched.
 """
@@ -27,17 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from trace_ingest.errors import InstallError
-from trace_ingest.registry import CLAUDE_EVENTS, is_trail_command, settings_path, trail_executable
-from trace_ingest.settings_io import (
-    MAX_SETTINGS_BYTES,
-    handlers,
-    own_command,
-    own_executable,
-    read_settings,
-)
+from trace_ingest.errors import InstallError, UnknownHarness
+from trace_ingest.settings_io import MAX_SETTINGS_BYTES, own_command, trail_executable
 
-HOOK_TIMEOUT_SECONDS = 10
 NEW_FILE_MODE = 0o600
 NEW_DIR_MODE = 0o700
 
@@ -58,101 +46,30 @@ def hook_command(harness: str, executable: str | None = None) -> str:
     return own_command(executable or trail_executable(), harness)
 
 
+def registrar(harness: str) -> Registrar:
+    """The registrar of ``harness`` (raises UnknownHarness for one trail cannot install)."""
+    found = REGISTRARS.get(harness)
+    if found is None:
+        raise UnknownHarness(
+            f"registration for {harness!r} is not supported yet"
+            f" (supported: {', '.join(REGISTRARS)})"
+        )
+    return found
+
+
 def install(
     harness: str, scope: str, project_dir: str | None = None, executable: str | None = None
 ) -> Change:
-    """Add trail's handler to every recorded event; idempotent."""
-    path = settings_path(harness, scope, project_dir)
-    target = _target(path, scope, project_dir)
-    settings = read_settings(target)
-    command = hook_command(harness, executable)
-    change = Change(path=path, command=command, target=target if target != path else None)
-    hooks = settings.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise InstallError(f"{path}: 'hooks' is not an object; refusing to touch it")
-    present: dict[str, list[dict[str, Any]]] = {}
-    for event, handler in handlers(settings):
-        present.setdefault(event, []).append(handler)
-    for event in CLAUDE_EVENTS:
-        mine = present.get(event, [])
-        commands = [h.get("command") for h in mine]
-        if command in commands:
-            continue
-        stale = [h for h in mine if own_executable(h.get("command"), harness)]
-        if stale:  # trail's own entry, written by an installation at another path
-            stale[0]["command"] = command
-            change.updated.append(event)
-            continue
-        if any(is_trail_command(c, harness) for c in commands):
-            change.left.append(event)  # the user's own hook already runs trail
-            continue
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise InstallError(f"{path}: hooks.{event} is not a list; refusing to touch it")
-        groups.append(
-            {
-                "hooks": [
-                    {
-                        "type": "command",
-                        "command": command,
-                        "async": True,
-                        "timeout": HOOK_TIMEOUT_SECONDS,
-                    }
-                ]
-            }
-        )
-        change.added.append(event)
-    if not hooks and not change.added:
-        del settings["hooks"]
-    if change.added or change.updated:
-        change.backup = _write(target, settings)
-    return change
+    """Add trail's handler to every event ``harness`` records; idempotent."""
+    return registrar(harness).install(scope, project_dir, executable)
 
 
 def uninstall(harness: str, scope: str, project_dir: str | None = None) -> Change:
     """Remove every trail handler for ``harness``; other hooks and settings stay untouched."""
-    path = settings_path(harness, scope, project_dir)
-    target = _target(path, scope, project_dir)
-    settings = read_settings(target)
-    change = Change(path=path, target=target if target != path else None)
-    hooks = settings.get("hooks")
-    if not isinstance(hooks, dict):
-        return change
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept_groups = []
-        for group in groups:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(inner, list):
-                kept_groups.append(group)
-                continue
-            kept = [
-                h
-                for h in inner
-                if not (isinstance(h, dict) and own_executable(h.get("command"), harness))
-            ]
-            if len(kept) != len(inner):
-                change.removed.append(event)
-            elif any(
-                isinstance(h, dict) and is_trail_command(h.get("command"), harness) for h in inner
-            ):
-                change.left.append(event)
-            if kept:
-                kept_groups.append({**group, "hooks": kept})
-        if kept_groups:
-            hooks[event] = kept_groups
-        else:
-            del hooks[event]
-    if not hooks:
-        del settings["hooks"]
-    if change.removed:
-        change.backup = _write(target, settings)
-    return change
+    return registrar(harness).uninstall(scope, project_dir)
 
 
-def _target(path: str, scope: str, project_dir: str | None) -> str:
+def resolve_target(path: str, scope: str, project_dir: str | None) -> str:
     """The file to read and write for ``path``: itself, or a symlink's target.
 
     With the project scope, what ``path`` resolves to must lie inside the project, whichever
@@ -184,8 +101,12 @@ def _target(path: str, scope: str, project_dir: str | None) -> str:
     return real
 
 
-def _write(path: str, settings: dict[str, Any]) -> str | None:
-    """Back up the old file, then replace it atomically (same folder, rename)."""
+def write_settings(path: str, settings: dict[str, Any], content: bytes | None = None) -> str | None:
+    """Back up the old file, then replace it atomically (same folder, rename).
+
+    ``content`` is the file's new bytes when the harness's format is not JSON (a TOML
+    registrar renders its own); by default ``settings`` is written as indented JSON.
+    """
     folder = os.path.dirname(path)
     _ensure_folder(folder)
     mode = NEW_FILE_MODE
@@ -211,7 +132,8 @@ def _write(path: str, settings: dict[str, Any]) -> str | None:
             f"the folder {folder} is read-only (mode {stat.S_IMODE(fst.st_mode):o}); cannot"
             f" write {os.path.basename(path)} there"
         )
-    content = (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if content is None:
+        content = (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     if len(content) > MAX_SETTINGS_BYTES:  # it could never be read back (settings_io)
         raise InstallError(
             f"{path} would be {len(content)} bytes, more than a settings file can be"
@@ -280,3 +202,13 @@ def _ensure_folder(folder: str) -> None:
         pass
     except OSError as exc:
         raise InstallError(f"cannot create {folder}: {exc.strerror or exc}") from exc
+
+
+# The table of registrars, typed so mypy checks every registrar (and, through its ``adapter``,
+# every adapter module) against the Protocols. Imported last: registrars use the helpers above.
+from hooks._protocols import Registrar  # noqa: E402
+from hooks.registrars import claude_code  # noqa: E402
+
+REGISTRARS: dict[str, Registrar] = {
+    "claude-code": claude_code.REGISTRAR,
+}

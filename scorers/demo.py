@@ -14,7 +14,7 @@ from scorers.demo_data import sessions as demo_sessions
 from telemetry import queries
 from telemetry.render import describe, short_time, table
 from trace_ingest.paths import trail_home
-from trace_ingest.registry import trail_executable
+from trace_ingest.settings_io import trail_executable
 
 
 def feed(payloads: list[dict[str, object]], executable: str, harness: str = "claude-code") -> None:

@@ -18,12 +18,10 @@ import click
 
 from telemetry import queries
 from trace_ingest.errors import TrailError
-from trace_ingest.paths import HARNESSES, capture_off_path, ensure_home, home_problems, trail_home
-from trace_ingest.registry import SCOPES, is_trail_command, settings_path, trail_executable
-from trace_ingest.settings_io import handlers, own_executable, read_settings
+from trace_ingest.harnesses.table import Harness, descriptors
+from trace_ingest.paths import capture_off_path, ensure_home, home_problems, trail_home
+from trace_ingest.settings_io import own_executable, read_settings, trail_executable
 from trace_ingest.store import read_errors
-
-SUPPORTED = ("claude-code",)
 
 
 @dataclass
@@ -52,31 +50,34 @@ class Report:
         return any(not c.ok and not c.warn for c in self.checks)
 
 
-def _check_harness(harness: str, project_dir: str, report: Report) -> None:
-    if harness not in SUPPORTED:
+def _check_harness(descriptor: Harness, project_dir: str, report: Report) -> None:
+    """One harness's registration, read through its descriptor: the settings file of each
+    scope, trail's entries in it (``handlers``/``command_of``), each command verified."""
+    harness = descriptor.id
+    if not descriptor.has_hooks or not descriptor.settings:
         report.checks.append(
             Check(f"{harness}: hook", True, "not supported yet (a later release)", applies=False)
         )
         return
     found = False
-    for scope in SCOPES:
-        path = settings_path(harness, scope, project_dir)
+    for scope in descriptor.scopes:
+        path = descriptor.settings_path(scope, project_dir)
         try:
-            settings = read_settings(path)
+            settings = read_settings(path, descriptor.settings_format)
         except TrailError as exc:
             report.checks.append(Check(f"{harness}: {scope} settings", False, str(exc)))
             continue
         commands: dict[str, int] = {}
-        for _, handler in handlers(settings):
-            command = handler.get("command")
+        for _, handler in descriptor.handlers(settings):
+            command = descriptor.command_of(handler)
             if isinstance(command, str) and (
-                is_trail_command(command, harness) or own_executable(command, harness)
+                descriptor.is_trail_command(command) or own_executable(command, harness)
             ):
                 commands[command] = commands.get(command, 0) + 1
         if not commands:
             continue
         found = True
-        verdicts = [(c, *_verify(c, harness, project_dir)) for c in sorted(commands)]
+        verdicts = [(c, *_verify(c, descriptor, project_dir)) for c in sorted(commands)]
         worst = "ok"
         if any(v[1] == "fail" for v in verdicts):
             worst = "fail"
@@ -99,7 +100,7 @@ def _check_harness(harness: str, project_dir: str, report: Report) -> None:
             Check(
                 f"{harness}: hook",
                 False,
-                "not registered (run `trail install --harness claude-code`)",
+                f"not registered (run `trail install --harness {harness}`)",
             )
         )
 
@@ -113,10 +114,11 @@ def own_entry_points() -> set[str]:
     return found
 
 
-def _verify(command: str, harness: str, project_dir: str) -> tuple[str, str]:
+def _verify(command: str, descriptor: Harness, project_dir: str) -> tuple[str, str]:
     """Check one registered command without ever running it: ``("ok" | "fail" | "warn",
     detail)``. Only a plain ``<exe> hook <harness>`` whose executable resolves to this very
     trail installation is probed, by running that executable ourselves with a fixed argv."""
+    harness = descriptor.id
     try:
         words = shlex.split(command)
     except ValueError as exc:
@@ -143,21 +145,17 @@ def _verify(command: str, harness: str, project_dir: str) -> tuple[str, str]:
             f" ({', '.join(sorted(own_entry_points())) or 'unknown'}); not run (check it with"
             " that installation's own `trail doctor`)"
         )
-    return _probe(real, command, harness)
+    return _probe(real, command, descriptor)
 
 
-def _probe(exe: str, command: str, harness: str) -> tuple[str, str]:
+def _probe(exe: str, command: str, descriptor: Harness) -> tuple[str, str]:
     """Run this trail's hook with a synthetic payload into a scratch data dir: it must exit 0,
     print nothing and record the event. Nothing of the probe reaches the real data dir."""
     scratch = tempfile.mkdtemp(prefix="trail-doctor-")
     env = {k: v for k, v in os.environ.items() if k != "TRAIL_DISABLE"}
     env["TRAIL_HOME"] = scratch
-    payload = {
-        "session_id": "trail-doctor-probe",
-        "hook_event_name": "Notification",
-        "message": "trail doctor probe",
-        "cwd": scratch,
-    }
+    harness = descriptor.id
+    payload = {**descriptor.probe, "cwd": scratch}  # a payload this harness's adapter records
     start = time.perf_counter()
     try:
         done = subprocess.run(
@@ -284,8 +282,8 @@ def doctor(project_dir: str | None, as_json: bool) -> None:
     """
     home = trail_home()
     report = Report()
-    for harness in HARNESSES:
-        _check_harness(harness, project_dir or os.getcwd(), report)
+    for descriptor in descriptors():
+        _check_harness(descriptor, project_dir or os.getcwd(), report)
     _check_config(home, report)
     _check_store(home, report)
     report.hook_errors = read_errors(home, 10)

@@ -6,14 +6,16 @@ import json
 import subprocess
 
 from tests.conftest import REPO
-from trace_ingest.registry import CLAUDE_EVENTS, registered_commands
+from trace_ingest.harnesses.claude_code import DESCRIPTOR
+
+CLAUDE_EVENTS = DESCRIPTOR.hook_events
 
 SETTINGS = REPO / ".claude" / "settings.json"
 
 
 def commands() -> set[str]:
     data = json.loads(SETTINGS.read_text())
-    found = registered_commands(data, "claude-code")
+    found = DESCRIPTOR.registered(data)
     assert set(found) == set(CLAUDE_EVENTS)
     for groups in data["hooks"].values():
         for group in groups:

@@ -1,7 +1,9 @@
 """What each source can ever provide: the left half of the completeness rule (ARCHITECTURE.md).
 
 A check declares the capabilities it requires; a session has the capabilities of its sources,
-narrowed by what its events actually contain (``scorers`` computes that). Hot-path safe.
+narrowed by what its events actually contain (``scorers`` computes that). Each harness declares
+its sources' capabilities in its descriptor (``trace_ingest.harnesses``); docs/sources.md shows
+the matrix. Hot-path safe.
 """
 
 from __future__ import annotations
@@ -26,26 +28,9 @@ CAPABILITY_NAMES: frozenset[str] = frozenset(
     }
 )
 
-# (harness, source) -> capabilities. Claude Code hooks: harnesses.md §1.5-1.6. Hook payloads
-# carry no timestamp, but trail stamps each on receipt, which is the event time for a
-# synchronous hook and within the hook's scheduling delay for an async one.
-SOURCE_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
-    ("claude-code", "hook"): frozenset(
-        {
-            "tool_names",
-            "tool_args",
-            "tool_results",
-            "success_flags",
-            "call_ids",
-            "timestamps",
-            "durations",
-            "prompts",
-            "session_bounds",
-            "guides",
-            "skills",
-            "subagents",
-        }
-    ),
+# Sources that are not a harness: seed 001's trace files, graded directly (scorers.traces_input).
+# A harness's own sources are declared in its descriptor (trace_ingest/harnesses/<id>.py).
+FILE_SOURCES: dict[tuple[str, str], frozenset[str]] = {
     # seed 001 canonical traces.json: steps {step, tool, args, observation, ok} + run ok.
     ("trace-grader", "traces"): frozenset(
         {"tool_names", "tool_args", "tool_results", "success_flags", "task_outcome"}
@@ -55,13 +40,10 @@ SOURCE_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
 }
 
 
-# Claude Code transcripts (harnesses.md §1.7) show what the hooks show, but no explicit
-# session bounds; token usage is in the file but not mapped yet (docs/importers.md).
-SOURCE_CAPABILITIES[("claude-code", "transcript")] = SOURCE_CAPABILITIES[
-    ("claude-code", "hook")
-] - {"session_bounds"}
-
-
 def capabilities_of(harness: str, source: str) -> frozenset[str]:
     """Declared capabilities of a source (empty when trail does not know the source)."""
-    return SOURCE_CAPABILITIES.get((harness, source), frozenset())
+    from trace_ingest.harnesses.table import HARNESSES, get
+
+    if harness in HARNESSES:
+        return get(harness).capabilities_of(source)
+    return FILE_SOURCES.get((harness, source), frozenset())

@@ -1,20 +1,38 @@
-"""``trail import``: import sessions recorded before trail was installed (docs/importers.md)."""
+"""``trail import``: import sessions recorded before trail was installed (docs/importers.md).
+
+The subcommands come from ``trace_ingest.importers.table.IMPORTERS`` (one per importer module,
+same options and report for each); the report printer is shared with any other import command.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 import shlex
 from collections.abc import Iterable
 
 import click
 
-from trace_ingest.importers.claude_transcript import ImportReport, import_transcripts
+from trace_ingest.importers.claude_transcript import ImportReport
+from trace_ingest.importers.table import IMPORTERS
 
 # Detail lines shown per list in the human report before "... and N more".
 SHOW = 20
 
 
-@click.group("import")
+class ImportGroup(click.Group):
+    """``trail import``: one subcommand per entry of ``IMPORTERS``, built on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *IMPORTERS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in IMPORTERS:
+            return importer_command(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group("import", cls=ImportGroup)
 def import_group() -> None:
     """Import sessions recorded before trail was installed.
 
@@ -23,36 +41,35 @@ def import_group() -> None:
     """
 
 
-@import_group.command("claude-code")
-@click.argument("paths", nargs=-1, required=True, metavar="FILE_OR_DIR...")
-@click.option(
-    "--task",
-    "task",
-    default=None,
-    metavar="LABEL",
-    help="Task label for the imported sessions (reported; apply it with `trail eval task`).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.pass_context
-def claude_code(
-    ctx: click.Context, paths: tuple[str, ...], task: str | None, as_json: bool
-) -> None:
-    """Import Claude Code session transcripts (*.jsonl).
+def importer_command(harness: str) -> click.Command:
+    """The ``trail import <harness>`` command of one importer module."""
+    module = importlib.import_module(IMPORTERS[harness])
 
-    FILE_OR_DIR is a transcript, or a folder searched recursively for *.jsonl, such as
-    ~/.claude/projects or one project folder in it (subagents/agent-*.jsonl included).
-    Unparseable lines are skipped and listed with their reasons. Exit 1 when a file could
-    not be read or an event could not be scrubbed.
-    """
-    report = import_transcripts(paths, task=task)
-    if as_json:
-        data = report.as_dict()
-        if task:
-            data["task_commands"] = _task_commands(report, task)
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        _print(report, task)
-    ctx.exit(1 if report.errors else 0)
+    @click.command(harness, help=module.HELP)
+    @click.argument("paths", nargs=-1, required=True, metavar="FILE_OR_DIR...")
+    @click.option(
+        "--task",
+        "task",
+        default=None,
+        metavar="LABEL",
+        help="Task label for the imported sessions (reported; apply it with `trail eval task`).",
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+    @click.pass_context
+    def command(
+        ctx: click.Context, paths: tuple[str, ...], task: str | None, as_json: bool
+    ) -> None:
+        report: ImportReport = module.import_paths(paths, task=task)
+        if as_json:
+            data = report.as_dict()
+            if task:
+                data["task_commands"] = _task_commands(report, task)
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            _print(report, task)
+        ctx.exit(1 if report.errors else 0)
+
+    return command
 
 
 def _task_commands(report: ImportReport, task: str) -> list[str]:

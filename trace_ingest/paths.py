@@ -28,7 +28,7 @@ import stat
 
 from trace_ingest._blake import blake2b
 
-HARNESSES: tuple[str, ...] = ("claude-code", "copilot-cli", "vibe", "vscode")
+# The harnesses themselves are listed in trace_ingest.harnesses.table.HARNESSES.
 UNKNOWN_HARNESS = "unknown"  # the folder and harness of a payload sent with an unknown name
 
 DIR_MODE = 0o700

@@ -18,6 +18,7 @@ import json
 import os
 import shlex
 import stat
+import sys
 from typing import Any
 
 from trace_ingest.errors import InstallError
@@ -25,8 +26,9 @@ from trace_ingest.errors import InstallError
 MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 
 
-def read_settings(path: str) -> dict[str, Any]:
-    """The settings object at ``path`` ({} when the file does not exist)."""
+def read_settings(path: str, fmt: str = "json") -> dict[str, Any]:
+    """The settings object at ``path`` ({} when the file does not exist); ``fmt`` is the
+    harness's ``settings_format`` (``json``, or ``toml`` for ``.vibe/hooks.toml``)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except FileNotFoundError:
@@ -61,7 +63,13 @@ def read_settings(path: str) -> dict[str, Any]:
     finally:
         os.close(fd)
     try:
-        data = json.loads(b"".join(chunks).decode("utf-8"))
+        text = b"".join(chunks).decode("utf-8")
+        if fmt == "toml":
+            import tomllib  # cold: install and doctor only
+
+            data: Any = tomllib.loads(text)
+        else:
+            data = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InstallError(f"cannot read {path}: {exc}; fix or move it, then retry") from exc
     if not isinstance(data, dict):
@@ -90,16 +98,9 @@ def own_executable(command: object, harness: str) -> str | None:
     return exe if own_command(exe, harness) == command else None
 
 
-def handlers(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Every ``(event, handler object)`` of a Claude Code settings object."""
-    found: list[tuple[str, dict[str, Any]]] = []
-    hooks = settings.get("hooks")
-    if not isinstance(hooks, dict):
-        return found
-    for event, groups in hooks.items():
-        for group in groups if isinstance(groups, list) else []:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            for handler in inner if isinstance(inner, list) else []:
-                if isinstance(handler, dict):
-                    found.append((str(event), handler))
-    return found
+def trail_executable() -> str:
+    """Absolute path of the ``trail`` script of the running installation."""
+    candidate = os.path.join(os.path.dirname(sys.executable), "trail")
+    if os.path.exists(candidate):
+        return candidate
+    return os.path.abspath(sys.argv[0])

@@ -15,7 +15,9 @@ import pytest
 
 from tests.adversarial._mirror import no_traceback
 from tests.conftest import TRAIL
-from trace_ingest.registry import CLAUDE_EVENTS
+from trace_ingest.harnesses.claude_code import DESCRIPTOR
+
+CLAUDE_EVENTS = DESCRIPTOR.hook_events
 
 WRAPPER = "cd /tmp && trail hook claude-code 2>>/tmp/trail.log"
 

@@ -13,7 +13,7 @@ import string
 from typing import Any
 
 from tests.harnesses.rig import RunContext, Scenario
-from trace_ingest.registry import is_trail_command
+from trace_ingest.harnesses.table import is_trail_command
 
 
 def bash(command: str, description: str = "") -> dict[str, Any]:

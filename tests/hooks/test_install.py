@@ -9,7 +9,9 @@ from pathlib import Path
 
 from hooks import install as installer
 from tests.conftest import TRAIL
-from trace_ingest.registry import CLAUDE_EVENTS, registered_commands
+from trace_ingest.harnesses.claude_code import DESCRIPTOR
+
+CLAUDE_EVENTS = DESCRIPTOR.hook_events
 
 USER_SETTINGS = {
     "model": "opus",
@@ -44,7 +46,7 @@ def test_install_merges_and_preserves_everything(tmp_path: Path) -> None:
     assert data["model"] == "opus" and data["permissions"] == USER_SETTINGS["permissions"]
     assert data["hooks"]["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]
     assert data["hooks"]["Stop"][0] == USER_SETTINGS["hooks"]["Stop"][0]
-    ours = registered_commands(data, "claude-code")
+    ours = DESCRIPTOR.registered(data)
     assert set(ours) == set(CLAUDE_EVENTS) == set(change.added)
     handler = data["hooks"]["PostToolUse"][0]["hooks"][0]
     assert handler == {
@@ -100,7 +102,7 @@ def test_cli_install_records_the_absolute_command_and_doctor_runs_it(tmp_path: P
         text=True,
         check=True,
     )
-    assert "added trail for 16 events" in done.stdout
+    assert f"added trail for {len(CLAUDE_EVENTS)} events" in done.stdout
     data = json.loads(settings_file(tmp_path).read_text())
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert command == f"{TRAIL} hook claude-code"

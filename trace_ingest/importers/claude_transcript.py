@@ -26,21 +26,28 @@ from trace_ingest._blake import blake2b
 from trace_ingest.config import load_config
 from trace_ingest.errors import AdapterError, TrailError
 from trace_ingest.events import event_id, new_event, now_iso
+from trace_ingest.harnesses.claude_code import DESCRIPTOR
 from trace_ingest.importers._pipeline import TraceWriter, finish
 from trace_ingest.paths import ensure_home, trail_home
 from trace_ingest.scrub import load_scrubber
 from trace_ingest.tools import (
     STATUS_OK,
-    canonical_tool,
     classify_user_text,
     internal_agent,
     result_status,
-    tool_path,
     unwrap_tool_error,
 )
 
-HARNESS = "claude-code"
+HARNESS = DESCRIPTOR.id
 SOURCE = "transcript"
+# The `trail import claude-code` command's help (trace_ingest.importers.table).
+HELP = """Import Claude Code session transcripts (*.jsonl).
+
+FILE_OR_DIR is a transcript, or a folder searched recursively for *.jsonl, such as
+~/.claude/projects or one project folder in it (subagents/agent-*.jsonl included).
+Unparseable lines are skipped and listed with their reasons. Exit 1 when a file could
+not be read or an event could not be scrubbed.
+"""
 
 # Line types that hold no agent activity, counted in the report rather than recorded.
 IGNORED_TYPES: dict[str, str] = {
@@ -977,7 +984,7 @@ class _FileState:
         kind = {"ok": "tool_result", "refused": "permission"}.get(status, "tool_error")
         ev = self._event(rec, kind, index)
         ev["tool_name"] = name
-        ev["tool"] = canonical_tool(name) if name else None
+        ev["tool"] = DESCRIPTOR.canonical(name) if name else None
         ev["call_id"] = call_id
         ev["status"] = status
         ev["ok"] = STATUS_OK[status]
@@ -1079,10 +1086,10 @@ class _FileState:
             self.run._calls.setdefault((rec.session_id, call_id), call)
         ev = self._event(rec, "tool_call", index)
         ev["tool_name"] = name
-        ev["tool"] = canonical_tool(name)
+        ev["tool"] = DESCRIPTOR.canonical(name)
         ev["call_id"] = call_id
         ev["input"] = tool_input
-        ev["path"] = tool_path(tool_input)
+        ev["path"] = DESCRIPTOR.tool_path(tool_input)
         ev["ok"] = None
         rest = {k: v for k, v in block.items() if k not in ("type", "id", "name", "input")}
         ev["extra"] = self._extra(rec, block=rest or None)
@@ -1211,3 +1218,6 @@ def import_transcripts(
 ) -> ImportReport:
     """Import Claude Code transcript files or folders into ``home`` (default $TRAIL_HOME)."""
     return ClaudeTranscriptImporter(home, task).run(list(paths))
+
+
+import_paths = import_transcripts  # the importer contract's name (trace_ingest.importers.table)

@@ -1,0 +1,139 @@
+"""Registering trail's hook in Claude Code's settings, and removing exactly that again.
+
+Claude Code (harnesses.md §1.2): ``hooks`` -> event -> matcher groups -> handlers. trail adds
+one matcher group per event holding one ``command`` handler, ``async`` (a recorder must not
+slow the agent; §1.3) with a short timeout. Every other key, hook and setting is kept as is;
+a backup of the previous file is written next to it first (``hooks.install.write_settings``).
+
+trail's own handler is recognised by the exact command it writes (``trace_ingest.settings_io``):
+``<absolute path>/trail hook claude-code`` and nothing else. An event that already has a user's
+hook mentioning ``trail hook claude-code`` (a wrapper) is left to it, and uninstall never
+removes such a hook. The events registered are the descriptor's ``hook_events``
+(``trace_ingest/harnesses/claude_code.py``), which are the events the adapter maps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hooks import claude_code as adapter_module
+from hooks._protocols import Adapter
+from hooks.install import Change, hook_command, resolve_target, write_settings
+from trace_ingest.errors import InstallError
+from trace_ingest.harnesses.claude_code import DESCRIPTOR
+from trace_ingest.harnesses.table import Harness
+from trace_ingest.settings_io import own_executable, read_settings
+
+HOOK_TIMEOUT_SECONDS = 10
+
+
+class ClaudeCodeRegistrar:
+    """``.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user)."""
+
+    harness: str = DESCRIPTOR.id
+    descriptor: Harness = DESCRIPTOR
+    adapter: Adapter = adapter_module
+
+    def settings_path(self, scope: str, project_dir: str | None = None) -> str:
+        return self.descriptor.settings_path(scope, project_dir)
+
+    def registered(self, scope: str, project_dir: str | None = None) -> dict[str, list[str]]:
+        return self.descriptor.registered(read_settings(self.settings_path(scope, project_dir)))
+
+    def install(
+        self, scope: str, project_dir: str | None = None, executable: str | None = None
+    ) -> Change:
+        """Add trail's handler to every recorded event; idempotent."""
+        harness = self.harness
+        path = self.settings_path(scope, project_dir)
+        target = resolve_target(path, scope, project_dir)
+        settings = read_settings(target)
+        command = hook_command(harness, executable)
+        change = Change(path=path, command=command, target=target if target != path else None)
+        hooks = settings.setdefault("hooks", {})
+        if not isinstance(hooks, dict):
+            raise InstallError(f"{path}: 'hooks' is not an object; refusing to touch it")
+        present: dict[str, list[dict[str, Any]]] = {}
+        for event, handler in self.descriptor.handlers(settings):
+            present.setdefault(event, []).append(handler)
+        for event in self.descriptor.hook_events:
+            mine = present.get(event, [])
+            commands = [h.get("command") for h in mine]
+            if command in commands:
+                continue
+            stale = [h for h in mine if own_executable(h.get("command"), harness)]
+            if stale:  # trail's own entry, written by an installation at another path
+                stale[0]["command"] = command
+                change.updated.append(event)
+                continue
+            if any(self.descriptor.is_trail_command(c) for c in commands):
+                change.left.append(event)  # the user's own hook already runs trail
+                continue
+            groups = hooks.setdefault(event, [])
+            if not isinstance(groups, list):
+                raise InstallError(f"{path}: hooks.{event} is not a list; refusing to touch it")
+            groups.append(
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": command,
+                            "async": True,
+                            "timeout": HOOK_TIMEOUT_SECONDS,
+                        }
+                    ]
+                }
+            )
+            change.added.append(event)
+        if not hooks and not change.added:
+            del settings["hooks"]
+        if change.added or change.updated:
+            change.backup = write_settings(target, settings)
+        return change
+
+    def uninstall(self, scope: str, project_dir: str | None = None) -> Change:
+        """Remove every trail handler for Claude Code; other hooks and settings stay."""
+        harness = self.harness
+        path = self.settings_path(scope, project_dir)
+        target = resolve_target(path, scope, project_dir)
+        settings = read_settings(target)
+        change = Change(path=path, target=target if target != path else None)
+        hooks = settings.get("hooks")
+        if not isinstance(hooks, dict):
+            return change
+        for event in list(hooks):
+            groups = hooks[event]
+            if not isinstance(groups, list):
+                continue
+            kept_groups = []
+            for group in groups:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                if not isinstance(inner, list):
+                    kept_groups.append(group)
+                    continue
+                kept = [
+                    h
+                    for h in inner
+                    if not (isinstance(h, dict) and own_executable(h.get("command"), harness))
+                ]
+                if len(kept) != len(inner):
+                    change.removed.append(event)
+                elif any(
+                    isinstance(h, dict) and self.descriptor.is_trail_command(h.get("command"))
+                    for h in inner
+                ):
+                    change.left.append(event)
+                if kept:
+                    kept_groups.append({**group, "hooks": kept})
+            if kept_groups:
+                hooks[event] = kept_groups
+            else:
+                del hooks[event]
+        if not hooks:
+            del settings["hooks"]
+        if change.removed:
+            change.backup = write_settings(target, settings)
+        return change
+
+
+REGISTRAR: ClaudeCodeRegistrar = ClaudeCodeRegistrar()
