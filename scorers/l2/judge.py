@@ -1,0 +1,215 @@
+"""The L2 judge: one call per closed session, facts in, verdicts out.
+
+``judge_session(key, events, guides, judge)`` renders the input (``judge_input``), makes the one
+call through ``llm`` (``provider``) with the facts schema (``facts``), reads the answer
+strictly, and turns it into verdicts by rule (``verdicts``). It returns an ``L2Result`` or
+raises a ``JudgeError``; it writes nothing itself (the grading lifecycle stores the result), so
+a failed attempt leaves no trace but its error.
+
+No call is made when there is nothing to ask: a session without actions is seed 002's
+intentional empty grade (``nothing-to-grade``, zero verdicts); a session whose agent had no
+guide in context gets every action ``unguided`` and no guide verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scorers.l2 import replay
+from scorers.l2.errors import InputTooLarge, NoProvider
+from scorers.l2.facts import Facts, call_schema, facts_json, parse_facts
+from scorers.l2.judge_input import (
+    DEFAULT_MAX_FIELD_CHARS,
+    DEFAULT_MAX_INPUT_TOKENS,
+    PROMPT_VERSION,
+    GuideInContext,
+    JudgeInput,
+    build_input,
+    prompt_sha256,
+)
+from scorers.l2.provider import JudgeModel, ask, price
+from scorers.l2.verdicts import Verdicts, to_verdicts
+from trace_ingest.config import load_config
+from trace_ingest.errors import ConfigError
+
+NOTHING = "nothing-to-grade"
+GRADED = "graded"
+LEVEL = "L2"
+GRADER_VERSION = f"{PROMPT_VERSION} (facts → verdicts rules of seed 002)"
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """The ``judge`` section of config.json (docs/configuration.md)."""
+
+    model: str | None = None
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS
+    max_field_chars: int = DEFAULT_MAX_FIELD_CHARS
+    min_balanced_accuracy: float = 0.8
+    prices: Mapping[str, Any] | None = None
+
+
+def _int_in(section: Mapping[str, Any], key: str, lo: int, hi: int, default: int) -> int:
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ConfigError(f"judge.{key} must be an integer from {lo} to {hi}, not {value!r}")
+    return value
+
+
+def judge_settings(home: str) -> JudgeSettings:
+    """Read and check the ``judge`` section (a bad value is a ConfigError naming it)."""
+    section = load_config(home).get("judge") or {}
+    if not isinstance(section, dict):
+        raise ConfigError("judge must be an object")
+    model = section.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ConfigError(f"judge.model must be a model name, not {model!r}")
+    ba = section.get("min_balanced_accuracy", 0.8)
+    if isinstance(ba, bool) or not isinstance(ba, int | float) or not 0 <= ba <= 1:
+        raise ConfigError(f"judge.min_balanced_accuracy must be a number from 0 to 1, not {ba!r}")
+    prices = section.get("prices")
+    if prices is not None and not isinstance(prices, dict):
+        raise ConfigError(
+            "judge.prices must be an object: model -> {input_per_mtok, output_per_mtok}"
+        )
+    return JudgeSettings(
+        model=model,
+        max_input_tokens=_int_in(
+            section, "max_input_tokens", 1_000, 2_000_000, DEFAULT_MAX_INPUT_TOKENS
+        ),
+        max_field_chars=_int_in(section, "max_field_chars", 64, 1_000_000, DEFAULT_MAX_FIELD_CHARS),
+        min_balanced_accuracy=float(ba),
+        prices=prices,
+    )
+
+
+@dataclass
+class L2Result:
+    """One judged session (or its intentional empty grade)."""
+
+    session_key: str
+    input: JudgeInput
+    verdicts: Verdicts
+    verdict: str  # graded | nothing-to-grade
+    judge: dict[str, Any]
+    facts: Facts | None = None
+    nothing_reason: str | None = None
+
+    def record(self, timestamp: str, session_id: str | None = None) -> dict[str, Any]:
+        """The grade as one JSON object (what the ledger stores and --json prints)."""
+        inp = self.input
+        return {
+            "level": LEVEL,
+            "sessionKey": self.session_key,
+            "sessionId": session_id or self.session_key,
+            "timestamp": timestamp,
+            "evaluator": GRADER_VERSION,
+            "verdict": self.verdict,
+            "reason": self.nothing_reason,
+            "guides": [g.as_dict(inp) for g in self.verdicts.guides],
+            "actions": [a.as_dict(inp) for a in self.verdicts.actions],
+            "unjudged": [f"E{n}" for n in self.verdicts.unjudged],
+            "ignoredCitations": [
+                {"guide": f.guide, "event": f"E{f.event}", "relation": f.relation, "why": why}
+                for f, why in self.verdicts.ignored
+            ],
+            "cut": inp.cut.as_dict(),
+            "cutSummary": inp.cut.summary(),
+            "judge": dict(self.judge),
+        }
+
+
+def _judge_facts(judge: JudgeModel | None, inp: JudgeInput) -> dict[str, Any]:
+    return {
+        "model": judge.name if judge else None,
+        "spec": judge.spec if judge else None,
+        "replayed": bool(judge and judge.replayed),
+        "replay_sha256": replay.file_sha256(judge.replay_file)
+        if judge and judge.replay_file
+        else None,
+        "prompt_version": PROMPT_VERSION,
+        "prompt_sha256": prompt_sha256(),
+        "input_sha256": inp.input_sha256,
+        "estimated_input_tokens": inp.estimated_tokens,
+        "called": False,
+    }
+
+
+def judge_session(
+    session_key: str,
+    events: Sequence[dict[str, Any]],
+    guides: Sequence[GuideInContext],
+    judge: JudgeModel | None,
+    settings: JudgeSettings | None = None,
+    *,
+    record_to: str | None = None,
+) -> L2Result:
+    """Judge one session. ``events`` are its canonical events (``telemetry.canonical``);
+    ``guides`` the guides in context, each with the E number it was loaded at. Raises
+    ``JudgeError`` (nothing judged, nothing to write). ``record_to`` appends the answer to a
+    replay file (offline re-grading later)."""
+    settings = settings or JudgeSettings()
+    inp = build_input(
+        session_key,
+        events,
+        guides,
+        max_input_tokens=settings.max_input_tokens,
+        max_field_chars=settings.max_field_chars,
+    )
+    facts_of_call = _judge_facts(judge, inp)
+    if not inp.all_actions:
+        return L2Result(
+            session_key,
+            inp,
+            Verdicts(),
+            NOTHING,
+            facts_of_call,
+            nothing_reason="nothing to grade: the session holds no agent action",
+        )
+    if not inp.guides:
+        # Nothing to ask a model: no guidance was in context, so no action was guided.
+        return L2Result(
+            session_key, inp, to_verdicts(inp, Facts((), frozenset())), GRADED, facts_of_call
+        )
+    if not inp.actions:
+        raise InputTooLarge(
+            f"no action of {session_key} fits in judge.max_input_tokens="
+            f"{settings.max_input_tokens} beside its guides ({inp.cut.summary()})"
+        )
+    if judge is None:
+        raise NoProvider("no judge model configured: pass --judge MODEL or set judge.model")
+    system, prompt, _nonce = inp.messages()
+    raw = ask(judge, system, prompt, call_schema(inp))
+    facts = parse_facts(raw.text, inp)
+    cost, source = (None, None)
+    if not judge.replayed:
+        cost, source = price(
+            raw.resolved_model or getattr(judge.model, "model_name", None) or judge.model.model_id,
+            raw.input_tokens,
+            raw.output_tokens,
+            dict(settings.prices or {}),
+        )
+    facts_of_call.update(
+        called=True,
+        resolved_model=raw.resolved_model,
+        input_tokens=raw.input_tokens,
+        output_tokens=raw.output_tokens,
+        token_details=raw.details,
+        cost_usd=cost,
+        cost_source=source,
+        duration_ms=raw.duration_ms,
+    )
+    if record_to:
+        replay.record(
+            record_to,
+            replay.entry(
+                input_sha256=inp.input_sha256,
+                session=session_key,
+                facts=facts_json(facts),
+                usage={"input": raw.input_tokens or 0, "output": raw.output_tokens or 0},
+            ),
+            recorded_with=judge.name,
+        )
+    return L2Result(session_key, inp, to_verdicts(inp, facts), GRADED, facts_of_call, facts=facts)
