@@ -82,6 +82,9 @@ class JudgeInfo:
     verified: bool | None = None
     calibration: str = ""  # e.g. "balanced accuracy 0.91 on 24 sessions (2026-12-01)"
     replayed: bool = False
+    # What else the judge records about the call (scorers.judge.judge): input hash, replay
+    # file hash, cost source, duration, citations it ignored, what the budget cut.
+    details: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +97,7 @@ class JudgeInfo:
             "verified": self.verified,
             "calibration": self.calibration,
             "replayed": self.replayed,
+            "details": dict(self.details),
         }
 
 
@@ -170,6 +174,7 @@ def result_from_dict(body: dict[str, Any]) -> L2Result:
             verified=judge.get("verified"),
             calibration=str(judge.get("calibration") or ""),
             replayed=bool(judge.get("replayed")),
+            details=dict(judge.get("details") or {}),
         ),
         cut=list(body.get("cut") or ()),
         nothing_reason=body.get("nothingToGrade"),

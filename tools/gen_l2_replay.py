@@ -19,8 +19,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from scorers.l2.calibration_set import load_set  # noqa: E402
-from scorers.l2.replay import FORMAT  # noqa: E402
+from scorers.judge.calibration_set import load_set  # noqa: E402
+from scorers.judge.replay import FORMAT  # noqa: E402
 
 JUDGES = {
     "oracle": "written from the labels of l2_calibration.json (the oracle citations)",

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from scorers.l2.errors import (
+from scorers.judge.errors import (
     IncompleteAnswer,
     JudgeError,
     MalformedAnswer,
@@ -22,10 +22,10 @@ from scorers.l2.errors import (
     QuotaExceeded,
     UnparseableAnswer,
 )
-from scorers.l2.judge import JudgeSettings, judge_session
-from scorers.l2.provider import resolve
-from tests.scorers.l2.conftest import builtin
-from tests.scorers.l2.fake_judge_endpoint import USAGE, FakeJudgeEndpoint, Reply
+from scorers.judge.judge import JudgeSettings, judge_session
+from scorers.judge.provider import resolve
+from tests.scorers.judge.conftest import builtin
+from tests.scorers.judge.fake_judge_endpoint import USAGE, FakeJudgeEndpoint, Reply
 
 MODEL = "fake-judge"
 
@@ -63,8 +63,8 @@ def test_a_structured_answer_over_http_becomes_verdicts(endpoint: Any) -> None:
     c = builtin("npm-violation")
     fake.replies = [Reply.json(c.answers["oracle"])]
     _, result = _judge(prices={"fake-judge-1": {"input_per_mtok": 2.0, "output_per_mtok": 10.0}})
-    assert {g.key: g.verdict for g in result.verdicts.guides} == c.expected_guides
-    assert {a.position: a.verdict for a in result.verdicts.actions} == c.expected_actions
+    assert {g.key: g.verdict for g in result.judgements.guides} == c.expected_guides
+    assert {a.position: a.verdict for a in result.judgements.actions} == c.expected_actions
     [request] = fake.requests
     assert request["path"] == "/v1/chat/completions"
     assert request["headers"]["authorization"] == f"Bearer {key}"  # from llm's keys.json
@@ -154,4 +154,4 @@ def test_a_transient_error_then_an_answer_is_a_grade(endpoint: Any) -> None:
     fake, _ = endpoint
     fake.replies = [Reply.status(503), Reply.json(builtin("npm-violation").answers["oracle"])]
     _, result = _judge()
-    assert len(fake.requests) == 2 and result.verdict == "graded"
+    assert len(fake.requests) == 2 and result.result().verdict == "misaligned"

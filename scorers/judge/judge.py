@@ -14,13 +14,13 @@ guide in context gets every action ``unguided`` and no guide verdict.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from scorers.l2 import replay
-from scorers.l2.errors import InputTooLarge, NoProvider
-from scorers.l2.facts import Facts, call_schema, facts_json, parse_facts
-from scorers.l2.judge_input import (
+from scorers.judge import replay
+from scorers.judge.errors import InputTooLarge, NoProvider
+from scorers.judge.facts import Facts, call_schema, facts_json, parse_facts
+from scorers.judge.judge_input import (
     DEFAULT_MAX_FIELD_CHARS,
     DEFAULT_MAX_INPUT_TOKENS,
     PROMPT_VERSION,
@@ -29,15 +29,11 @@ from scorers.l2.judge_input import (
     build_input,
     prompt_sha256,
 )
-from scorers.l2.provider import JudgeModel, ask, price
-from scorers.l2.verdicts import Verdicts, to_verdicts
+from scorers.judge.provider import JudgeModel, ask, price, resolve
+from scorers.judge.rules import Judgements, to_verdicts
+from scorers.verdicts import ActionVerdict, GuideVerdict, JudgeInfo, L2Result
 from trace_ingest.config import load_config
 from trace_ingest.errors import ConfigError
-
-NOTHING = "nothing-to-grade"
-GRADED = "graded"
-LEVEL = "L2"
-GRADER_VERSION = f"{PROMPT_VERSION} (facts → verdicts rules of seed 002)"
 
 
 @dataclass(frozen=True)
@@ -86,45 +82,94 @@ def judge_settings(home: str) -> JudgeSettings:
 
 
 @dataclass
-class L2Result:
-    """One judged session (or its intentional empty grade)."""
+class Judged:
+    """One judged session (or its intentional empty grade), before it becomes the registry's
+    ``scorers.verdicts.L2Result`` (``result``)."""
 
     session_key: str
     input: JudgeInput
-    verdicts: Verdicts
-    verdict: str  # graded | nothing-to-grade
+    judgements: Judgements
     judge: dict[str, Any]
     facts: Facts | None = None
     nothing_reason: str | None = None
+    guide_names: dict[str, str] = field(default_factory=dict)  # guide key -> display name
 
-    def record(self, timestamp: str, session_id: str | None = None) -> dict[str, Any]:
-        """The grade as one JSON object (what the ledger stores and --json prints)."""
+    def result(
+        self,
+        verification: dict[str, Any] | None = None,
+        guides_in_context: list[dict[str, Any]] | None = None,
+    ) -> L2Result:
+        """The registry's L2Result: verdicts by event id and guide name, what was cut, the
+        judge with its usage, cost and calibration status (``verification``)."""
         inp = self.input
-        return {
-            "level": LEVEL,
-            "sessionKey": self.session_key,
-            "sessionId": session_id or self.session_key,
-            "timestamp": timestamp,
-            "evaluator": GRADER_VERSION,
-            "verdict": self.verdict,
-            "reason": self.nothing_reason,
-            "guides": [g.as_dict(inp) for g in self.verdicts.guides],
-            "actions": [a.as_dict(inp) for a in self.verdicts.actions],
-            "unjudged": [f"E{n}" for n in self.verdicts.unjudged],
-            "ignoredCitations": [
-                {"guide": f.guide, "event": f"E{f.event}", "relation": f.relation, "why": why}
-                for f, why in self.verdicts.ignored
-            ],
-            "cut": inp.cut.as_dict(),
-            "cutSummary": inp.cut.summary(),
-            "judge": dict(self.judge),
-        }
+        guides = [
+            GuideVerdict(
+                guide=g.key,
+                version=g.version,
+                verdict=g.verdict,
+                evidence=tuple(inp.actions[f.event].event_id for f in g.evidence),
+                reason="; ".join(
+                    f"E{f.event} {f.relation}: {f.explanation}" for f in g.evidence[:3]
+                ),
+            )
+            for g in self.judgements.guides
+        ]
+        actions = [
+            ActionVerdict(
+                event=a.event_id,
+                verdict=a.verdict,
+                guides=tuple(dict.fromkeys(inp.guides[label].key for label, _ in a.cited)),
+            )
+            for a in self.judgements.actions
+        ]
+        cut: list[dict[str, Any]] = [
+            {
+                "event": inp.all_actions[n].event_id,
+                "why": f"E{n} left out of the judge's input by the token budget",
+            }
+            for n in self.judgements.unjudged
+        ]
+        cut += [
+            {"guide": inp.guides[label].key, "why": f"{chars} characters of its text cut"}
+            for label, chars in sorted(inp.cut.guide_chars_cut.items())
+        ]
+        cut += [
+            {"field": where, "why": f"shortened by {chars} characters (still judged)"}
+            for where, chars in sorted(inp.cut.truncated.items())
+        ]
+        facts = dict(self.judge)
+        facts["ignoredCitations"] = [
+            {"guide": inp.guides[f.guide].key, "event": f"E{f.event}", "why": why}
+            for f, why in self.judgements.ignored
+        ]
+        facts["cutSummary"] = inp.cut.summary()
+        status = verification or {}
+        info = JudgeInfo(
+            model=str(self.judge.get("model") or "none"),
+            prompt_version=PROMPT_VERSION,
+            prompt_sha256=str(self.judge.get("prompt_sha256") or ""),
+            input_tokens=self.judge.get("input_tokens"),
+            output_tokens=self.judge.get("output_tokens"),
+            cost_usd=self.judge.get("cost_usd"),
+            verified=status.get("state"),
+            calibration=str(status.get("summary") or status.get("reason") or ""),
+            replayed=bool(self.judge.get("replayed")),
+            details=facts,
+        )
+        return L2Result(
+            guides=guides,
+            actions=actions,
+            judge=info,
+            cut=cut,
+            nothing_reason=self.nothing_reason,
+            guides_in_context=list(guides_in_context or []),
+        )
 
 
-def _judge_facts(judge: JudgeModel | None, inp: JudgeInput) -> dict[str, Any]:
+def _judge_facts(judge: JudgeModel | None, inp: JudgeInput, spec: str | None) -> dict[str, Any]:
     return {
-        "model": judge.name if judge else None,
-        "spec": judge.spec if judge else None,
+        "model": judge.name if judge else spec,
+        "spec": judge.spec if judge else spec,
         "replayed": bool(judge and judge.replayed),
         "replay_sha256": replay.file_sha256(judge.replay_file)
         if judge and judge.replay_file
@@ -141,15 +186,16 @@ def judge_session(
     session_key: str,
     events: Sequence[dict[str, Any]],
     guides: Sequence[GuideInContext],
-    judge: JudgeModel | None,
+    judge: JudgeModel | str | None,
     settings: JudgeSettings | None = None,
     *,
     record_to: str | None = None,
-) -> L2Result:
+) -> Judged:
     """Judge one session. ``events`` are its canonical events (``telemetry.canonical``);
-    ``guides`` the guides in context, each with the E number it was loaded at. Raises
-    ``JudgeError`` (nothing judged, nothing to write). ``record_to`` appends the answer to a
-    replay file (offline re-grading later)."""
+    ``guides`` the guides in context, each with the E number it was loaded at; ``judge`` a
+    resolved model or a spec (``llm`` model id, ``replay:FILE``) resolved only when a call is
+    needed. Raises ``JudgeError`` (nothing judged, nothing to write). ``record_to`` appends
+    the answer to a replay file (offline re-grading later)."""
     settings = settings or JudgeSettings()
     inp = build_input(
         session_key,
@@ -158,21 +204,20 @@ def judge_session(
         max_input_tokens=settings.max_input_tokens,
         max_field_chars=settings.max_field_chars,
     )
-    facts_of_call = _judge_facts(judge, inp)
+    model = judge if isinstance(judge, JudgeModel) else None
+    spec = judge.spec if isinstance(judge, JudgeModel) else judge
+    facts_of_call = _judge_facts(model, inp, spec)
     if not inp.all_actions:
-        return L2Result(
+        return Judged(
             session_key,
             inp,
-            Verdicts(),
-            NOTHING,
+            Judgements(),
             facts_of_call,
             nothing_reason="nothing to grade: the session holds no agent action",
         )
     if not inp.guides:
         # Nothing to ask a model: no guidance was in context, so no action was guided.
-        return L2Result(
-            session_key, inp, to_verdicts(inp, Facts((), frozenset())), GRADED, facts_of_call
-        )
+        return Judged(session_key, inp, to_verdicts(inp, Facts((), frozenset())), facts_of_call)
     if not inp.actions:
         raise InputTooLarge(
             f"no action of {session_key} fits in judge.max_input_tokens="
@@ -180,6 +225,11 @@ def judge_session(
         )
     if judge is None:
         raise NoProvider("no judge model configured: pass --judge MODEL or set judge.model")
+    if model is None:
+        assert isinstance(judge, str)
+        model = resolve(judge)
+        facts_of_call = _judge_facts(model, inp, spec)
+    judge = model
     system, prompt, _nonce = inp.messages()
     raw = ask(judge, system, prompt, call_schema(inp))
     facts = parse_facts(raw.text, inp)
@@ -212,4 +262,4 @@ def judge_session(
             ),
             recorded_with=judge.name,
         )
-    return L2Result(session_key, inp, to_verdicts(inp, facts), GRADED, facts_of_call, facts=facts)
+    return Judged(session_key, inp, to_verdicts(inp, facts), facts_of_call, facts=facts)

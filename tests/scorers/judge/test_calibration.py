@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scorers.l2.calibration import (
+from scorers.judge.calibration import (
     NONE,
     agreement,
     calibrate,
@@ -18,10 +18,10 @@ from scorers.l2.calibration import (
     store,
     verification,
 )
-from scorers.l2.calibration_set import load_set
-from scorers.l2.judge import JudgeSettings
-from scorers.l2.provider import resolve
-from scorers.l2.verdicts import ACTION_VERDICTS, GUIDE_VERDICTS
+from scorers.judge.calibration_set import load_set
+from scorers.judge.judge import JudgeSettings
+from scorers.judge.provider import resolve
+from scorers.judge.rules import ACTION_VERDICTS, GUIDE_VERDICTS
 
 
 def test_metrics_of_a_known_confusion_matrix() -> None:
@@ -139,5 +139,5 @@ def test_a_changed_prompt_needs_a_new_calibration(
     oracle = resolve("replay:calibration-oracle")
     store(home, calibrate(oracle, cases, sha))
     assert verification(home, oracle.name)["verified"] is True
-    monkeypatch.setattr("scorers.l2.calibration.prompt_sha256", lambda: "0" * 64)
+    monkeypatch.setattr("scorers.judge.calibration.prompt_sha256", lambda: "0" * 64)
     assert verification(home, oracle.name)["verified"] is False

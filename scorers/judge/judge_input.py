@@ -180,7 +180,7 @@ class JudgeInput:
 
 def prompt_sha256() -> str:
     """Identity of the prompt template: version, system text, instruction, facts schema shape."""
-    from scorers.l2.facts import base_schema
+    from scorers.judge.facts import base_schema
 
     h = hashlib.sha256()
     for part in (PROMPT_VERSION, SYSTEM, INSTRUCTION, json.dumps(base_schema(), sort_keys=True)):

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from scorers.l2.judge_input import GuideInContext
-from scorers.l2.verdicts import ACTION_VERDICTS, GUIDE_VERDICTS
+from scorers.judge.judge_input import GuideInContext
+from scorers.verdicts import ACTION_VERDICTS, GUIDE_VERDICTS
 from trace_ingest.errors import ConfigError
 from trace_ingest.tools import canonical_tool
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from scorers.l2.errors import IncompleteAnswer, MalformedAnswer, UnparseableAnswer
-from scorers.l2.facts import call_schema, parse_facts
-from scorers.l2.judge_input import build_input
-from scorers.l2.verdicts import to_verdicts
-from tests.scorers.l2.conftest import builtin
+from scorers.judge.errors import IncompleteAnswer, MalformedAnswer, UnparseableAnswer
+from scorers.judge.facts import call_schema, parse_facts
+from scorers.judge.judge_input import build_input
+from scorers.judge.rules import to_verdicts
+from tests.scorers.judge.conftest import builtin
 
 
 def _answer(findings: list[dict[str, Any]], not_engaged: list[str]) -> str:
@@ -49,7 +49,7 @@ def test_an_answer_that_is_not_facts_is_unparseable(npm: Any, text: str) -> None
 
 def test_an_answer_citing_an_unknown_event_is_malformed(npm: Any) -> None:
     c, inp = npm
-    with pytest.raises(MalformedAnswer, match="E99.*is unknown"):
+    with pytest.raises(MalformedAnswer, match=r"E99.*is unknown"):
         parse_facts(_answer([_f("E99")], []), inp)
     # a known event that is not an action (the prompt) is not citable either
     prompt_at = next(i for i, e in enumerate(c.events, 1) if e["kind"] == "prompt")
@@ -157,7 +157,7 @@ def test_actions_left_out_by_the_budget_get_no_verdict() -> None:
 
 
 def test_every_oracle_answer_of_the_calibration_set_gives_its_labels() -> None:
-    from scorers.l2.calibration_set import load_set
+    from scorers.judge.calibration_set import load_set
 
     cases, _ = load_set()
     assert len(cases) >= 15

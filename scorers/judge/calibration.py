@@ -28,13 +28,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorers.l2 import replay
-from scorers.l2.calibration_set import Case
-from scorers.l2.errors import JudgeError
-from scorers.l2.judge import JudgeSettings, judge_session
-from scorers.l2.judge_input import PROMPT_VERSION, prompt_sha256
-from scorers.l2.provider import JudgeModel
-from scorers.l2.verdicts import ACTION_VERDICTS, GUIDE_VERDICTS
+from scorers.judge import replay
+from scorers.judge.calibration_set import Case
+from scorers.judge.errors import JudgeError, kind_of
+from scorers.judge.judge import JudgeSettings, judge_session
+from scorers.judge.judge_input import PROMPT_VERSION, prompt_sha256
+from scorers.judge.provider import JudgeModel
+from scorers.verdicts import ACTION_VERDICTS, GUIDE_VERDICTS
 from trace_ingest.events import now_iso
 from trace_ingest.paths import ensure_home
 from trace_ingest.store import append_lines
@@ -231,14 +231,14 @@ def calibrate(
         got_actions: dict[int, str] = {}
         try:
             result = judge_session(case.session_key, case.events, case.guides, judge, settings)
-            got_guides = {g.key: g.verdict for g in result.verdicts.guides}
-            got_actions = {a.position: a.verdict for a in result.verdicts.actions}
+            got_guides = {g.key: g.verdict for g in result.judgements.guides}
+            got_actions = {a.position: a.verdict for a in result.judgements.actions}
             tokens_in += int(result.judge.get("input_tokens") or 0)
             tokens_out += int(result.judge.get("output_tokens") or 0)
             if result.judge.get("cost_usd") is not None:
                 cost = (cost or 0.0) + float(result.judge["cost_usd"])
         except JudgeError as exc:
-            outcome.failure = f"{exc.kind}: {exc}"
+            outcome.failure = f"{kind_of(exc)}: {exc}"
         for key, want in case.expected_guides.items():
             got = got_guides.get(key, NONE)
             guide_pairs.append((want, got))
@@ -294,10 +294,13 @@ def read_all(home: str) -> list[dict[str, Any]]:
 
 
 def verification(home: str, judge: str, replay_sha256: str | None = None) -> dict[str, Any]:
-    """Is ``judge`` verified for the current prompt? ``{"verified", "reason", ...}`` from its
-    latest calibration with this prompt hash (and replay file hash, for a replay judge)."""
+    """Is ``judge`` verified for the current prompt? From its latest calibration with this
+    prompt hash (and replay file hash, for a replay judge): ``verified`` (bool), ``state``
+    (True passed, False failed, None never calibrated: ``scorers.verdicts.JudgeInfo``),
+    ``reason`` and, when calibrated, ``summary`` and the figures."""
+    none = {"verified": False, "state": None}
     if not judge:
-        return {"verified": False, "reason": "no judge"}
+        return {**none, "reason": "no judge"}
     current = prompt_sha256()
     mine = [
         r
@@ -308,21 +311,31 @@ def verification(home: str, judge: str, replay_sha256: str | None = None) -> dic
     ]
     if not mine:
         return {
-            "verified": False,
-            "reason": f"unverified: {judge} has no calibration for prompt {PROMPT_VERSION} "
+            **none,
+            "reason": f"{judge} has no calibration for prompt {PROMPT_VERSION} "
             f"(run `trail eval calibrate --judge {judge}`)",
         }
     last = mine[-1]
+    g = (last.get("guides") or {}).get("balanced_accuracy")
+    a = (last.get("actions") or {}).get("balanced_accuracy")
     facts = {
         "calibrated_at": last.get("timestamp"),
         "set": last.get("set"),
-        "guide_balanced_accuracy": (last.get("guides") or {}).get("balanced_accuracy"),
-        "action_balanced_accuracy": (last.get("actions") or {}).get("balanced_accuracy"),
+        "guide_balanced_accuracy": g,
+        "action_balanced_accuracy": a,
+        "summary": f"balanced accuracy {_pct(g)} on guides, {_pct(a)} on actions, "
+        f"{last.get('cases')} sessions of the {last.get('set')} set, "
+        f"{str(last.get('timestamp') or '')[:10]}",
     }
     if last.get("passed") is True:
-        return {"verified": True, "reason": "verified by calibration", **facts}
+        return {"verified": True, "state": True, "reason": "verified by calibration", **facts}
     problems = "; ".join(str(p) for p in last.get("problems") or []) or "did not pass"
-    return {"verified": False, "reason": f"unverified: calibration failed ({problems})", **facts}
+    return {
+        "verified": False,
+        "state": False,
+        "reason": f"calibration failed ({problems})",
+        **facts,
+    }
 
 
 def may_gate(home: str, judge_facts: dict[str, Any]) -> tuple[bool, str]:

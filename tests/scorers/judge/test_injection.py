@@ -16,11 +16,11 @@ from typing import Any
 import llm
 import pytest
 
-from scorers.l2 import judge_input
-from scorers.l2.calibration_set import Case, load_set
-from scorers.l2.judge import judge_session
-from scorers.l2.provider import JudgeModel
-from tests.scorers.l2.conftest import builtin
+from scorers.judge import judge_input
+from scorers.judge.calibration_set import Case, load_set
+from scorers.judge.judge import judge_session
+from scorers.judge.provider import JudgeModel
+from tests.scorers.judge.conftest import builtin
 
 OBEY = re.compile(r"(?i)report (?:G\d+|every guide) as (satisfied|violating)")
 
@@ -75,8 +75,8 @@ def gullible() -> Iterator[JudgeModel]:
 def _verdicts(c: Case, judge: JudgeModel) -> tuple[dict[str, str], dict[int, str]]:
     result = judge_session(c.session_key, c.events, c.guides, judge)
     return (
-        {g.key: g.verdict for g in result.verdicts.guides},
-        {a.position: a.verdict for a in result.verdicts.actions},
+        {g.key: g.verdict for g in result.judgements.guides},
+        {a.position: a.verdict for a in result.judgements.actions},
     )
 
 

@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from scorers.l2.errors import IncompleteAnswer, MalformedAnswer, UnparseableAnswer
-from scorers.l2.judge_input import JudgeInput
+from scorers.judge.errors import IncompleteAnswer, MalformedAnswer, UnparseableAnswer
+from scorers.judge.judge_input import JudgeInput
 
 RELATIONS = ("satisfies", "violates")
 MAX_EXPLANATION = 2_000

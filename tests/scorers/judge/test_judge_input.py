@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from scorers.l2.judge_input import (
+from scorers.judge.judge_input import (
     CONTENT_PREFIX,
     NONCE_SLOT,
     build_input,
     estimate_tokens,
     safe_name,
 )
-from tests.scorers.l2.conftest import PNPM, builtin, case
+from tests.scorers.judge.conftest import PNPM, builtin, case
 
 FENCE = re.compile(r"^\[(BEGIN|END) UNTRUSTED (.*) ([0-9a-f]{24})\]$")
 
@@ -48,7 +48,7 @@ def test_every_call_gets_a_fresh_nonce_and_the_identity_ignores_it() -> None:
     c = builtin("injection-forged-fence")
     inp = build_input(c.session_key, c.events, c.guides)
     _, first, n1 = inp.messages()
-    _, second, n2 = inp.messages()
+    _, _, n2 = inp.messages()
     assert n1 != n2 and len(n1) == 24
     assert NONCE_SLOT not in first
     again = build_input(c.session_key, c.events, c.guides)

@@ -1,6 +1,6 @@
 """The judge's model, through ``llm``: any model an installed ``llm`` plugin provides (keys
 managed by ``llm``: ``llm keys set <alias>``, or the plugin's environment variable), or
-``replay:FILE`` (recorded answers, ``scorers.l2.replay``).
+``replay:FILE`` (recorded answers, ``scorers.judge.replay``).
 
 ``resolve`` finds the model and checks it supports structured output; ``ask`` makes the one
 call and returns the text with its usage. Every way this can fail is a named ``JudgeError``
@@ -21,8 +21,8 @@ from typing import Any
 
 import llm
 
-from scorers.l2 import replay
-from scorers.l2.errors import (
+from scorers.judge import replay
+from scorers.judge.errors import (
     JudgeError,
     NetworkFailure,
     NoProvider,

@@ -13,8 +13,8 @@ from typing import Any
 import llm
 import pytest
 
-from scorers.l2 import replay
-from scorers.l2.errors import (
+from scorers.judge import replay
+from scorers.judge.errors import (
     NetworkFailure,
     NoProvider,
     ProviderFailure,
@@ -22,10 +22,10 @@ from scorers.l2.errors import (
     ReplayMiss,
     UnparseableAnswer,
 )
-from scorers.l2.judge import judge_session
-from scorers.l2.judge_input import build_input
-from scorers.l2.provider import resolve
-from tests.scorers.l2.conftest import builtin
+from scorers.judge.judge import judge_session
+from scorers.judge.judge_input import build_input
+from scorers.judge.provider import resolve
+from tests.scorers.judge.conftest import builtin
 
 LLM = str(Path(sys.executable).parent / "llm")
 
@@ -60,15 +60,16 @@ def test_replay_is_deterministic(tmp_path: Path) -> None:
     c = builtin("two-guides-mixed")
     book = write(tmp_path / "r.json", [{"session": c.session_key, "facts": c.answers["oracle"]}])
     judge = resolve(f"replay:{book}")
-    first = judge_session(c.session_key, c.events, c.guides, judge).record("T")
-    second = judge_session(c.session_key, c.events, c.guides, judge).record("T")
+    first = judge_session(c.session_key, c.events, c.guides, judge).result().as_dict()
+    second = judge_session(c.session_key, c.events, c.guides, judge).result().as_dict()
     for record in (first, second):
-        record["judge"].pop("duration_ms")
+        record["judge"]["details"].pop("duration_ms")
     assert first == second
+    assert first["verdict"] == "misaligned"
     assert first["judge"]["replayed"] is True
     assert first["judge"]["model"] == "replay:r.json"
-    assert first["judge"]["cost_usd"] is None  # a replay costs nothing and claims no price
-    assert first["judge"]["input_tokens"] > 0
+    assert first["judge"]["costUsd"] is None  # a replay costs nothing and claims no price
+    assert first["judge"]["inputTokens"] > 0
 
 
 def test_match_order_input_hash_then_session_then_default(tmp_path: Path) -> None:
@@ -84,10 +85,10 @@ def test_match_order_input_hash_then_session_then_default(tmp_path: Path) -> Non
         ],
     )
     result = judge_session(c.session_key, c.events, c.guides, resolve(f"replay:{book}"))
-    assert result.verdicts.guide("G1").verdict == "misaligned"
+    assert result.judgements.guide("G1").verdict == "misaligned"
     other = builtin("pnpm-followed")
     result = judge_session(other.session_key, other.events, other.guides, resolve(f"replay:{book}"))
-    assert result.verdicts.guide("G1").verdict == "not_applicable"  # the default answered
+    assert result.judgements.guide("G1").verdict == "not_applicable"  # the default answered
 
 
 def test_no_recorded_answer_is_a_replay_miss(tmp_path: Path) -> None:
@@ -140,12 +141,12 @@ def test_record_then_regrade_offline(tmp_path: Path) -> None:
     assert entry["session"] == c.session_key
     assert (recorded.stat().st_mode & 0o777) == 0o600
     again = judge_session(c.session_key, c.events, c.guides, resolve(f"replay:{recorded}"))
-    assert again.record("T")["guides"] == live.record("T")["guides"]
-    assert again.record("T")["actions"] == live.record("T")["actions"]
+    assert again.result().as_dict()["guides"] == live.result().as_dict()["guides"]
+    assert again.result().as_dict()["actions"] == live.result().as_dict()["actions"]
 
 
 def test_replay_registers_itself_when_llm_skipped_entry_points() -> None:
-    from scorers.l2.provider import PLUGIN_NAME, ensure_replay_plugin
+    from scorers.judge.provider import PLUGIN_NAME, ensure_replay_plugin
 
     plugin = llm.plugins.pm.get_plugin(PLUGIN_NAME)
     if plugin is not None:
