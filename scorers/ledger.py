@@ -204,11 +204,16 @@ def append(home: str, records: list[dict[str, Any]], db: Database | None = None)
 
 def read(home: str) -> list[dict[str, Any]]:
     """Every ledger entry, oldest first (unparseable lines are skipped)."""
-    path = grades_path(home)
+    return read_objects(grades_path(home))
+
+
+def read_objects(path: str) -> list[dict[str, Any]]:
+    """Every JSON object line of an append-only JSONL file, oldest first (unparseable lines
+    are skipped; no file is no entries). Also reads CALIBRATIONS.jsonl (scorers.judge)."""
     if not os.path.exists(path):
         return []
     out = []
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             try:
                 obj = json.loads(line)

@@ -34,6 +34,7 @@ from scorers.judge.errors import JudgeError, kind_of
 from scorers.judge.judge import JudgeSettings, judge_session
 from scorers.judge.judge_input import PROMPT_VERSION, prompt_sha256
 from scorers.judge.provider import JudgeModel
+from scorers.ledger import read_objects
 from scorers.verdicts import ACTION_VERDICTS, GUIDE_VERDICTS
 from trace_ingest.events import now_iso
 from trace_ingest.paths import ensure_home
@@ -278,19 +279,8 @@ def store(home: str, result: Calibration) -> dict[str, Any]:
 
 
 def read_all(home: str) -> list[dict[str, Any]]:
-    path = calibrations_path(home)
-    if not os.path.exists(path):
-        return []
-    out = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
-                out.append(obj)
-    return out
+    """Every stored calibration, oldest first."""
+    return read_objects(calibrations_path(home))
 
 
 def verification(home: str, judge: str, replay_sha256: str | None = None) -> dict[str, Any]:
