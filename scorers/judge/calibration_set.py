@@ -24,7 +24,7 @@ from typing import Any
 from scorers.judge.judge_input import GuideInContext
 from scorers.verdicts import ACTION_VERDICTS, GUIDE_VERDICTS
 from trace_ingest.errors import ConfigError
-from trace_ingest.tools import canonical_tool
+from trace_ingest.harnesses.table import canonical_tool
 
 FORMAT = "trail-l2-calibration/1"
 SESSION_PREFIX = "calibration/"
@@ -110,7 +110,7 @@ def _step(b: _Builder, step: dict[str, Any], index: int) -> int | None:
     call = b.add(
         "tool_call",
         tool_name=name,
-        tool=canonical_tool(name),
+        tool=canonical_tool("claude-code", name),
         call_id=call_id,
         input=step.get("input"),
         agent_id=agent,
@@ -120,7 +120,7 @@ def _step(b: _Builder, step: dict[str, Any], index: int) -> int | None:
     b.add(
         "tool_result" if ok else "tool_error",
         tool_name=name,
-        tool=canonical_tool(name),
+        tool=canonical_tool("claude-code", name),
         call_id=call_id,
         output=step.get("output"),
         error=None if ok else step.get("output"),
