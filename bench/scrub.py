@@ -293,6 +293,96 @@ def bench_hook(home: str, runs: int) -> dict[str, Any]:
     return out
 
 
+def _leaves(value: Any, out: list[str]) -> list[str]:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _leaves(k, out)
+            _leaves(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _leaves(v, out)
+    return out
+
+
+def bench_engines(home: str) -> dict[str, Any]:
+    """The keyword prefilter as the stdlib ``in`` loop, pyahocorasick and hyperscan, over the
+    scrubber's own keywords; ms per MB of lowered text (best of 3), and import cost."""
+    scrubber = load_scrubber(home)
+    kws = [k for k, _ in scrubber._keywords if k]
+    code: list[str] = []
+    total = 0
+    for name in sorted(os.listdir(os.path.dirname(os.__file__))):
+        if name.endswith(".py") and total < 1_500_000:
+            with open(os.path.join(os.path.dirname(os.__file__), name), encoding="utf-8") as fh:
+                code.append(fh.read())
+            total += len(code[-1])
+    corpora = {
+        "payload leaves x50": _leaves(typical_payload()[0], []) * 50,
+        "stdlib source": code,
+    }
+
+    def per_mb(fn: Callable[[str], object], xs: list[str]) -> float:
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for x in xs:
+                fn(x.lower())
+            best = min(best, time.perf_counter() - t0)
+        return best * 1000 / (sum(map(len, xs)) / 1e6)
+
+    engines: dict[str, Callable[[str], object]] = {"in": lambda low: [k for k in kws if k in low]}
+    imports: dict[str, float] = {"in": 0.0}
+    for mod in ("ahocorasick", "hyperscan"):
+        out = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", f"import {mod}"],
+            capture_output=True,
+            text=True,
+        )
+        if out.returncode != 0:
+            continue
+        imports[mod] = int(out.stderr.strip().splitlines()[-1].split("|")[1]) / 1000
+        if mod == "ahocorasick":
+            import ahocorasick
+
+            auto = ahocorasick.Automaton()
+            for i, k in enumerate(kws):
+                auto.add_word(k, i)
+            auto.make_automaton()
+            engines[mod] = lambda low, a=auto: {v for _, v in a.iter(low)}
+        else:
+            import hyperscan
+
+            db = hyperscan.Database()
+            db.compile(
+                expressions=[k.encode() for k in kws],
+                ids=list(range(len(kws))),
+                elements=len(kws),
+                flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(kws),
+                literal=True,
+            )
+
+            def hs(low: str, db: Any = db) -> object:
+                hit: set[int] = set()
+                db.scan(
+                    low.encode("utf-8", "surrogatepass"),
+                    match_event_handler=lambda n, a, b, f, c: hit.add(n),
+                )
+                return hit
+
+            engines[mod] = hs
+    rows = {e: {c: per_mb(fn, xs) for c, xs in corpora.items()} for e, fn in engines.items()}
+    bulk = load_scrubber(home, bulk=True)
+    whole = {}
+    for label, sc in (("in", scrubber), ("ahocorasick", bulk)):
+        t0 = time.perf_counter()
+        for x in code:
+            sc.scrub_text(x)
+        whole[label] = (time.perf_counter() - t0) / (sum(map(len, code)) / 1e6)
+    return {"keywords": len(kws), "rows": rows, "imports": imports, "whole_s_per_mb": whole}
+
+
 def _redact_values(value: Any, found: list[str]) -> Any:
     if isinstance(value, str):
         for f in sorted(found, key=len, reverse=True):
@@ -447,6 +537,26 @@ def render(r: dict[str, Any]) -> str:
         )
     else:
         lines.append(f"| detect-secrets | {ds} | | | |")
+    e = r["engines"]
+    lines += [
+        "",
+        f"Prefilter engines over the scrubber's {e['keywords']} keywords (ms per MB of "
+        "lowered text, best of 3; import = `-X importtime` of the module):",
+        "",
+        "| prefilter | " + " | ".join(next(iter(e["rows"].values()))) + " | import |",
+        "|---|" + "---:|" * (len(next(iter(e["rows"].values()))) + 1),
+        *(
+            f"| {name} | "
+            + " | ".join(f"{v:.1f}" for v in row.values())
+            + f" | {e['imports'].get(name, 0):.1f} ms |"
+            for name, row in e["rows"].items()
+        ),
+        "",
+        "Whole scrub of the stdlib source, s/MB: "
+        + ", ".join(f"{k} {v:.3f}" for k, v in e["whole_s_per_mb"].items())
+        + " (`load_scrubber(home, bulk=True)` uses pyahocorasick; docs/scrubbing.md, "
+        '"Prefilter engine").',
+    ]
     lines += [
         "",
         "The corpus was written alongside the rules (see docs/scrubbing.md, limitations): expect "
@@ -497,6 +607,7 @@ def main() -> int:
     r["false_alarms"] = bench_false_alarms(home, 5.0 if args.quick else 25.0)
     r["hook"] = bench_hook(home, hook_runs)
     r["corpus"] = bench_corpus(home)
+    r["engines"] = bench_engines(home)
     text = render(r)
     print(text)
     if not args.no_write:

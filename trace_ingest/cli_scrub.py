@@ -116,7 +116,7 @@ def scrub(source: str, as_json: bool, check: bool) -> None:
     """
     home = trail_home()
     try:
-        scrubber = load_scrubber(home)
+        scrubber = load_scrubber(home, bulk=True)
     except ConfigError as exc:
         click.echo(f"trail scrub: {exc}", err=True)
         sys.exit(1)

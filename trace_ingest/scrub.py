@@ -82,6 +82,7 @@ class Scrubber:
         extra_rules: list[Rule] | None = None,
         allow: frozenset[str] = frozenset(),
         pii: tuple[str, ...] = (),
+        bulk: bool = False,
     ) -> None:
         self.home = home
         self._key: bytes | None = None
@@ -102,6 +103,11 @@ class Scrubber:
         self._keywords: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
             (k, tuple(v)) for k, v in kw.items()
         )
+        # Bulk scrubbing (import, sync, ``trail scrub``) may use one Aho-Corasick pass for
+        # the keyword prefilter instead of one ``in`` test per keyword (docs/scrubbing.md,
+        # "Prefilter engine"); the hook never does: it stays standard-library only.
+        self._automaton: Any = _automaton(self._keywords) if bulk else None
+        self._always: tuple[int, ...] = tuple(kw.get("", ()))  # rules without keywords
 
     # -- key and fingerprint
 
@@ -127,9 +133,14 @@ class Scrubber:
             return []
         low = text.lower()
         hit: set[int] = set()
-        for kw, idxs in self._keywords:
-            if kw in low:
+        if self._automaton is not None:
+            hit.update(self._always)
+            for _, idxs in self._automaton.iter(low):
                 hit.update(idxs)
+        else:
+            for kw, idxs in self._keywords:
+                if kw in low:
+                    hit.update(idxs)
         if not hit:
             return []
         cands: list[tuple[int, int, int]] = []
@@ -295,6 +306,21 @@ class Scrubber:
         clean, sub = self._apply(value, spans)
         _merge(counts, sub)
         return clean
+
+
+def _automaton(keywords: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:
+    """A pyahocorasick automaton over the prefilter keywords, or None when the package is
+    missing (then the ``in`` loop runs: same results, slower on large inputs)."""
+    try:
+        import ahocorasick  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    auto = ahocorasick.Automaton()
+    for kw, idxs in keywords:
+        if kw:
+            auto.add_word(kw, idxs)
+    auto.make_automaton()
+    return auto
 
 
 def _field_secret(key: str, value: str) -> bool:
@@ -560,18 +586,22 @@ def read_scrub_section(home: str) -> Any:
 _UNREAD = object()
 
 
-def load_scrubber(home: str, section: Any = _UNREAD) -> Scrubber:
+def load_scrubber(home: str, section: Any = _UNREAD, *, bulk: bool = False) -> Scrubber:
     """The scrubber configured for this data directory.
 
     ``section`` is the ``scrub`` section when the caller has already read ``config.json``
     (the hook has); otherwise the file is read here. Raises ConfigError (with the exact
     problem) when the section is invalid; callers on the hot path log that and fall back to
     ``default_scrubber(home)``.
+
+    ``bulk=True`` is for the import, sync and ``trail scrub`` paths: the keyword prefilter then
+    runs as one Aho-Corasick pass (``pyahocorasick``) when that package is installed. Never on
+    the hook path, which stays standard-library only.
     """
     if section is _UNREAD:
         section = read_scrub_section(home)
     extra, allow, pii = parse_config(section)
-    return Scrubber(home, extra, allow, pii)
+    return Scrubber(home, extra, allow, pii, bulk=bulk)
 
 
 _DEFAULT: dict[str, Scrubber] = {}

@@ -189,6 +189,11 @@ def _uuid(value: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in value.replace("-", ""))
 
 
+def _date(value: str) -> bool:
+    """``2016-09-08T21:47:36Z``, ``2024-05-01``: a timestamp."""
+    return len(value) >= 10 and value[:4].isdigit() and value[4] == "-" and value[5:7].isdigit()
+
+
 def _version(value: str) -> bool:
     """``1.12.500``, ``2.3.4.RELEASE``, ``0.11.5-beta1``: a version (Maven coordinates)."""
     head = value.split("-", 1)[0].split("+", 1)[0]
@@ -377,8 +382,8 @@ def _pem_finder(text: str, low: str) -> Iterator[Span]:
         run = _PEM_RUN().match(text, head_end)
         stop = run.end() if run else head_end
         body = text[head_end:stop]
-        if len(_NON_B64().sub("", body)) < 64:
-            continue
+        if len(_NON_B64().sub("", body)) < 64 or "EXAMPLE" in body[:4096]:
+            continue  # too short, or a documentation key (AWS docs sprinkle EXAMPLE in it)
         if next_end != -1 and next_end - head_end <= PEM_MAX and stop >= next_end - 2:
             close = text.find("-----", next_end + 8)
             stop = close + 5 if close != -1 and close - next_end < 120 else next_end + 8
@@ -795,6 +800,8 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
                     pos = m.end()
                     yield m.span(1)
                 continue
+            if anchor == "authorization" and i > 0 and subject[i - 1].isalpha():
+                continue  # AggregationAuthorization: a resource name, not the header
             if anchor == "token" and i > 0:
                 before = subject[i - 1]
                 if before == "-":
@@ -814,7 +821,7 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
 
 _GEN_TAIL = _Lazy(
     r"[\w.-]{0,20}+(?:\\?[\"'`])?(?:[ \t]++(?:string|str|\[\]byte|&str))?[ \t]{0,40}+"
-    r"(?::::=|::=|:=|\?=|\.=|=>|=|:)[ \t]{0,3}+(\\?[\"'`])?"
+    r"(?::::=|::=|:=|\?=|\.=|=>|=|:|,)[ \t]{0,3}+(\\?[\"'`])?"
 )
 _GEN_WORDS = ("key", "secret", "token", "pass", "pwd", "credential", "auth")
 _KEY_BEFORE = ("api", "api_", "access", "access_", "private", "private_", "auth", "auth_")
@@ -822,13 +829,23 @@ _AUTH_BEFORE = ("user", "user_", "basic", "basic_", "http", "http_", "proxy", "p
 
 
 def _gen_key_end(subject: str, i: int, word: str) -> int:
-    """End of the key word at ``i`` if it is one the assignment rule knows, else -1."""
+    """End of the key word at ``i`` if it is one the assignment rule knows, else -1.
+
+    A ``key`` without ``api``/``access``/``private``/``auth`` before it (``Key=…``,
+    ``adobeKey``) is returned negated minus 2 (``-end - 2``): a weak key, whose value must
+    look random (see ``_weak_ok``)."""
     end = i + len(word)
     nxt = subject[end : end + 1]
     if word == "key":
-        if i < 3 or subject[i - 1] not in "_iseh":  # api, api_, access, private, auth
-            return -1
-        return end if subject[max(0, i - 8) : i].endswith(_KEY_BEFORE) else -1
+        if nxt.isalpha() and nxt != "s":
+            return -1  # keyboard, keyword, keyup
+        if (
+            i >= 3
+            and subject[i - 1] in "_iseh"
+            and subject[max(0, i - 8) : i].endswith(_KEY_BEFORE)
+        ):
+            return end
+        return -end - 2
     if word == "pass":
         if subject.startswith(("password", "passwd"), i):
             return end
@@ -837,12 +854,27 @@ def _gen_key_end(subject: str, i: int, word: str) -> int:
     return end if word != "auth" or auth_ok else -1
 
 
+def _weak_ok(value: str) -> bool:
+    """A value under a bare ``key`` name: only random-looking ones count (16 or more
+    characters, a letter and a digit, entropy ≥ 3.5, and not hex, which is a hash or an id
+    far more often)."""
+    if len(value) < 16 or not _has_letter_and_digit(value) or entropy(value) < 3.5:
+        return False
+    if "/" in value or _names_a_secret(value) or _class_changes(value) < len(value) // 3:
+        return False  # a path (S3Key), a name (result_key: "ServerlessV2Platform...")
+    if any(c.isupper() for c in value) and _longest_lower_run(value) > 7:
+        return False  # CamelCase words (Ipv6CidrAssociations), not random characters
+    return sum(c.isdigit() for c in value) >= 3 or any(c.isupper() for c in value)
+    return not all(c in "0123456789abcdefABCDEF-" for c in value)
+
+
 _GEN_BARE = _Lazy(r"[a-z0-9_.=+/~$!#%^*@-]{8,}+")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-$")
 _GEN_EXCLUDE = (
     "hash", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "etag", "fingerprint",
     "change", "marker", "arn", "vault", "sequence", "idempot", "nonce_id", "kind", "scope",
-    "_ids", "uuid", "version",
+    "_ids", "uuid", "version", "clienttoken", "requesttoken", "lastused", "last_used",
+    "_date", "date_", "_time", "time_", "timestamp",
 )  # fmt: skip
 
 
@@ -852,6 +884,25 @@ def _key_excluded(key: str) -> bool:
     if any(x in norm for x in _FIELD_EXCLUDE) or any(x in norm for x in _GEN_EXCLUDE):
         return True
     return norm.endswith(("id", "ids", "name", "names", "ref", "refs"))
+
+
+_UUID_ID_WORDS = (
+    "client", "request", "idempot", "session", "next", "continuation", "page", "sync",
+    "correlation", "trace", "instance", "tenant", "subscription", "account", "user", "org",
+    "project", "workspace", "device", "install",
+)  # fmt: skip
+
+
+def _uuid_secret_key(key: str, original: str = "") -> bool:
+    """A UUID is a secret under ``api``/``secret``/``pass``/``auth`` names, and under a
+    ``…token``/``…key`` name that is not about a request, client or session (Heroku, HubSpot,
+    Snyk and others issue UUID-shaped keys; ``ClientToken`` and ``idempotency_key`` are ids)."""
+    if any(w in key for w in ("api", "secret", "pass", "auth")):
+        return True
+    if original[:1].isupper() and not original.isupper():
+        return False  # LifecycleActionToken, ClientRequestToken: an API field (PascalCase)
+    norm = key.replace("-", "_")
+    return norm.endswith(("token", "key")) and not any(w in norm for w in _UUID_ID_WORDS)
 
 
 def _case_changes(value: str) -> int:
@@ -878,7 +929,7 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
     bare = _GEN_BARE()
     n = len(text)
     tail = _GEN_TAIL()
-    hits: dict[int, int] = {}  # key word start -> its end
+    hits: dict[int, int] = {}  # key word start -> its end (-end - 2: a weak key)
     for word in _GEN_WORDS:
         pos = 0
         while True:
@@ -889,17 +940,27 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             kend = _gen_key_end(subject, i, word)
             if kend >= 0:
                 hits[i] = kend
+            elif kend < -1 and (i == 0 or not text[i - 1].isalpha() or text[i] == "K"):
+                hits[i] = kend  # a weak key: ``Key=``, ``adobeKey``; not ``monkey``
     nxt = 0
     for i in sorted(hits):
         if i < nxt:
             continue
         kend = hits[i]
+        weak = kend < -1
+        if weak:
+            kend = -kend - 2
         m = tail.match(subject, kend)
         if m is None:
             continue
+        quote = m.group(1)
+        op = m.group(0).rstrip(" \t\"'`\\")
+        # ``setProperty("X_TOKEN", "value")``: a quoted name, then a quoted value
+        named = subject[kend : m.end()].lstrip(" \t\\")[:1] in ('"', "'")
+        if op.endswith(",") and (not quote or not named):
+            continue
         nxt = m.end()
         pos = m.end()
-        quote = m.group(1)
         if quote:
             close = text.find(quote, pos, min(n, pos + 257))
             if close < 0:
@@ -924,11 +985,15 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             k -= 1
         key = subject[k:kend] + subject[kend : m.end()].split("=")[0].split(":")[0]
         key = key.strip(" \t\"'`\\")
-        if _key_excluded(key):
+        if _key_excluded(key) or subject[max(0, k - 2) : k] == "::":
+            continue  # AWS::IAM::AccessKey: a qualified type name, not a field
+        if value.startswith("arn:") or _version(value) or _upper_snake(value) or _date(value):
             continue
-        if value.startswith("arn:") or _version(value) or _upper_snake(value):
+        if _uuid(value) and not _uuid_secret_key(key, text[k : i + 1]):
             continue
-        if _uuid(value) and not any(w in key for w in ("api", "secret", "pass", "auth")):
+        if _names_a_secret(value):
+            continue
+        if weak and not _weak_ok(value):
             continue
         maven = "." in subject[k:i] and m.group(0).rstrip().endswith(":")
         if maven and end < n and text[end : end + 1] == ":":
@@ -979,6 +1044,41 @@ _QUOTED_PW = _Lazy(
     r"(?![a-z]))[\w.-]{0,20}+)(?:\\?[\"'`])?(?:[ \t]++(?:string|str|&str))?[ \t]{0,40}+"
     r"(?::::=|::=|:=|\?=|\.=|=>|=|:)[ \t]{0,3}+\\?([\"'`])([^\"'`\\\r\n]{4,128}+)\\?\2"
 )
+_ABOUT_PASSWORD = ("last", "used", "date", "time", "reset", "policy", "changed", "manager",
+                   "required", "strength", "rotation", "salt")  # fmt: skip
+_SECRET_WORDS = ("key", "secret", "token", "passw", "credential", "access", "auth")
+
+
+def _names_a_secret(value: str) -> bool:
+    """``AWSSecretKey``, ``aws_secret_access_key``, ``secrets-manager``: an identifier that
+    names a secret (random tokens almost never spell these words)."""
+    low = value.lower()
+    if sum(c.isdigit() for c in value) > 2 or not any(w in low for w in _SECRET_WORDS):
+        return False  # random tokens hold digits (pubkey-0348…, access-sandbox-…)
+    return all(c.isalnum() or c in "_-." for c in value) and (
+        "_" in value or "-" in value or _case_changes(value) >= 2
+    )
+
+
+def _longest_lower_run(value: str) -> int:
+    best = run = 0
+    for c in value:
+        run = run + 1 if c.islower() else 0
+        best = max(best, run)
+    return best
+
+
+def _class_changes(value: str) -> int:
+    """Transitions between upper case, lower case, digits and the rest."""
+    n, prev = 0, -1
+    for c in value:
+        k = 0 if c.isupper() else 1 if c.islower() else 2 if c.isdigit() else 3
+        if prev >= 0 and k != prev:
+            n += 1
+        prev = k
+    return n
+
+
 _PROSE_WORDS = (
     "the a an your you enter please must should is are be to of for and or not this that with"
     " will can if in on at by from here new old invalid incorrect wrong required missing"
@@ -993,10 +1093,12 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
     literal is not a code identifier, and human passwords are often plain words."""
     subject = low if len(low) == len(text) else text.lower()
     for m in _QUOTED_PW().finditer(subject):
-        if any(x in m.group(1) for x in _FIELD_EXCLUDE + _GEN_EXCLUDE):
+        if any(x in m.group(1) for x in _FIELD_EXCLUDE + _GEN_EXCLUDE + _ABOUT_PASSWORD):
             continue  # password_file, secret_name, pwd_hint, SecretArn: about a secret
         start, end = m.span(3)
         value = text[start:end]
+        if _names_a_secret(value) or subject[max(0, m.start() - 2) : m.start()] == "::":
+            continue  # SECRET_KEY = 'aws_secret_access_key'; AWS::SecretsManager::Secret
         if " " in value:  # a passphrase, not a sentence: few words, no prose words
             if value != value.strip():
                 continue
@@ -1184,6 +1286,7 @@ def builtin_rules() -> list[Rule]:
             r"machine[ \t]++\S++[ \t\r\n]++login[ \t]++\S++[ \t\r\n]++password[ \t]++(\S++)",
             lower=True,
             group=1,
+            validate=lambda v: not _placeholder(v, identifiers=False),
         ),
         Rule(
             "conn-string-password",

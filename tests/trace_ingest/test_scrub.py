@@ -459,3 +459,21 @@ def test_source_has_no_scannable_tokens() -> None:
         }  # fmt: skip
         spans = [sp for sp in s.find(text) if sp[2] in known]
         assert spans == [], [(name, text[a:b][:20]) for a, b, _ in spans]
+
+
+def test_bulk_prefilter_gives_the_same_output(tmp_path: Any) -> None:
+    """The Aho-Corasick prefilter of bulk scrubbing (import, ``trail scrub``) finds exactly
+    what the hook's ``in`` loop finds, on the labelled corpus and on a config with a
+    keyword-less extra pattern (which then runs on every string)."""
+    import ahocorasick  # noqa: F401 - a dependency; a missing one fails here, loudly
+
+    home = str(tmp_path)
+    plain, bulk = load_scrubber(home), load_scrubber(home, bulk=True)
+    assert bulk._automaton is not None and plain._automaton is None
+    for sample in corpus(seed=99):
+        assert bulk.scrub_value(sample.value) == plain.scrub_value(sample.value)
+    section = {"extra_patterns": [{"id": "acme", "pattern": "ACME-[0-9]{6}"}]}
+    a = load_scrubber(home, section)
+    b = load_scrubber(home, section, bulk=True)
+    assert a.scrub_text("x ACME-123456 y") == b.scrub_text("x ACME-123456 y")
+    assert "ACME-123456" not in b.scrub_text("x ACME-123456 y")[0]

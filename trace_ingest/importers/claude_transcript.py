@@ -360,7 +360,7 @@ class ClaudeTranscriptImporter:
         capture = load_config(self.home)["capture"]
         self.limit = int(capture["max_field_chars"])
         self.max_line = int(capture["max_payload_bytes"])
-        self.scrubber = load_scrubber(self.home)
+        self.scrubber = load_scrubber(self.home, bulk=True)  # not the hook: may use pyahocorasick
         self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
         self.report = ImportReport(task=task)
         self.received_at = now_iso()
