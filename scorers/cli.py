@@ -22,9 +22,18 @@ import orjson
 from scorers import cleo_ops, ledger
 from scorers.api import Graded, build_records, grade_and_record, set_label
 from scorers.contents import NOTHING
-from scorers.gate import GATE_VERDICTS, NODATA, error_case, passk_case, record_case, write_junit
+from scorers.gate import (
+    GATE_VERDICTS,
+    NODATA,
+    error_case,
+    gate_verdict,
+    passk_case,
+    record_case,
+    write_junit,
+)
 from scorers.grader_config import GraderConfig, load_grader_config
 from scorers.grading import SessionData, eval_settings, grade_events
+from scorers.judge.cli import calibrate_cmd
 from scorers.passk import TaskPassK, passk_by_task
 from scorers.registry import LEVELS, RUBRICS, parse_levels, select
 from scorers.report import RULE, render_passk, render_traces, traces_json
@@ -343,6 +352,12 @@ def passk_cmd(ctx: click.Context, tasks: tuple[str, ...], k: int | None, as_json
     default=None,
     help="Write a JUnit XML report here (one test case per session and task).",
 )
+@click.option(
+    "--judge",
+    "judge",
+    default=None,
+    help="L2 judge model (an `llm` model id, or replay:FILE); default: judge.model.",
+)
 @json_option
 @click.pass_context
 def gate(
@@ -354,12 +369,15 @@ def gate(
     config_path: str | None,
     k: int | None,
     junit: str | None,
+    judge: str | None,
     as_json: bool,
 ) -> None:
     """CI gate: grade sessions, check pass^k of their tasks, exit with a code CI can act on.
 
     Exit codes: 0 ok; 3 a corrupt-success run, a high-severity flag on a run of unknown
-    outcome, or a flaky/failing task; 4 insufficient data (coverage below eval.min_coverage,
+    outcome, a flaky/failing task, or (with --level L2) a guide an L2 judge verified by
+    calibration found misaligned (an unverified judge's verdicts never fail the gate);
+    4 insufficient data (coverage below eval.min_coverage,
     or too few trials) when nothing failed; 5 nothing to grade: every gated session held no
     agent action (neither a pass nor a failure; such sessions are JUnit "skipped" and leave
     the code to the others); 1 a grader error (reported; that session gets no grade). Grades
@@ -384,7 +402,9 @@ def gate(
     errors = 0
     for ident in idents:
         try:
-            graded = grade_and_record(db, home, ident, levels=levels, rubric=rubric, config=config)
+            graded = grade_and_record(
+                db, home, ident, levels=levels, rubric=rubric, config=config, judge=judge
+            )
         except ScorerError as exc:
             errors += 1
             cases.append(error_case(ident, str(exc)))
@@ -393,7 +413,7 @@ def gate(
         if graded.grade.data.task:
             tasks.add(graded.grade.data.task)
         for rec in graded.records:
-            verdicts.append(rec["verdict"])
+            verdicts.append(gate_verdict(rec))
             cases.append(record_case(rec))
     rows = passk_by_task(queries.labelled_runs(db, sorted(tasks)), k) if tasks else []
     cases += [passk_case(t) for t in rows]
@@ -461,3 +481,7 @@ def self_test(ctx: click.Context, as_json: bool) -> None:
             click.echo(f"  [{'ok' if passed else 'FAIL'}] {text}")
         click.echo("self-test: " + ("ALL PASS" if ok else "FAILED"))
     ctx.exit(EXIT_OK if ok else EXIT_ERROR)
+
+
+# `trail eval calibrate` (scorers.judge.cli): the judge's own command, one table entry here.
+eval_group.add_command(calibrate_cmd)

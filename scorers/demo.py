@@ -106,6 +106,16 @@ def demo() -> None:
             ],
         )
     )
+    # L2: one guided session judged by the replay model, labelled as replayed (scorers.judge).
+    from scorers.judge.demo import show as show_l2
+
+    show_l2(
+        home,
+        stamp,
+        lambda payloads: feed(payloads, executable),
+        lambda: queries.open_synced(home)[0],
+        click.echo,
+    )
     click.echo(
         "\nnext: trail sessions | trail show SESSION | trail eval score --session SESSION"
         " | trail doctor"

@@ -314,7 +314,7 @@ def render_l2(result: L2Result, record: dict[str, Any]) -> list[str]:
         if a.verdict == "misaligned":
             out.append(f"    misaligned {a.event}: {', '.join(a.guides) or '-'}")
     for c in result.cut:
-        what = c.get("event") or c.get("guide")
+        what = c.get("event") or c.get("guide") or c.get("field")
         out.append(f"  cut {what}: {c.get('why', '')}")
     return out
 

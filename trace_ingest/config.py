@@ -26,6 +26,8 @@ DEFAULTS: dict[str, Any] = {
     "lifecycle": {"idle_minutes": 30},
     "scrub": {"extra_patterns": [], "allow": [], "pii": False},
     "eval": {"min_coverage": 0.5},
+    # L2's judge (scorers.judge): no model by default, so nothing calls a provider unasked.
+    "judge": {"max_input_tokens": 32_000, "max_field_chars": 4_000, "min_balanced_accuracy": 0.8},
 }
 
 
@@ -51,6 +53,40 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("eval", "idle_gap_seconds"): (
         lambda v: _is_number(v) and 0 < v <= 31_536_000,
         "a number > 0 and at most 31536000 (a year)",
+    ),
+    ("judge", "model"): (
+        lambda v: isinstance(v, str) and bool(v.strip()),
+        "an llm model id or alias, or replay:FILE",
+    ),
+    ("judge", "record_to"): (
+        lambda v: isinstance(v, str) and bool(v.strip()),
+        "a file path (a replay file every live answer is appended to)",
+    ),
+    ("judge", "max_input_tokens"): (
+        lambda v: _is_int(v) and 1_000 <= v <= 2_000_000,
+        "an integer from 1000 to 2000000",
+    ),
+    ("judge", "max_field_chars"): (
+        lambda v: _is_int(v) and 64 <= v <= 1_000_000,
+        "an integer from 64 to 1000000",
+    ),
+    ("judge", "min_balanced_accuracy"): (
+        lambda v: _is_number(v) and 0 <= v <= 1,
+        "a number from 0 to 1",
+    ),
+    ("judge", "prices"): (
+        lambda v: (
+            isinstance(v, dict)
+            and all(
+                isinstance(p, dict)
+                and all(
+                    _is_number(p.get(k)) and p[k] >= 0
+                    for k in ("input_per_mtok", "output_per_mtok")
+                )
+                for p in v.values()
+            )
+        ),
+        "an object: model -> {input_per_mtok, output_per_mtok} (US dollars per million tokens)",
     ),
 }
 

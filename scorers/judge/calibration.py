@@ -218,6 +218,7 @@ def calibrate(
     set_name: str = "built-in",
     settings: JudgeSettings | None = None,
     progress: Callable[[CaseOutcome], None] | None = None,
+    record_to: str | None = None,
 ) -> Calibration:
     """Judge every case and measure agreement with its labels (nothing is stored here)."""
     settings = settings or JudgeSettings()
@@ -231,7 +232,9 @@ def calibrate(
         got_guides: dict[str, str] = {}
         got_actions: dict[int, str] = {}
         try:
-            result = judge_session(case.session_key, case.events, case.guides, judge, settings)
+            result = judge_session(
+                case.session_key, case.events, case.guides, judge, settings, record_to=record_to
+            )
             got_guides = {g.key: g.verdict for g in result.judgements.guides}
             got_actions = {a.position: a.verdict for a in result.judgements.actions}
             tokens_in += int(result.judge.get("input_tokens") or 0)

@@ -29,11 +29,10 @@ from scorers.judge.judge_input import (
     build_input,
     prompt_sha256,
 )
-from scorers.judge.provider import JudgeModel, ask, price, resolve
+from scorers.judge.provider import JudgeModel, ask, display_name, price, resolve
 from scorers.judge.rules import Judgements, to_verdicts
 from scorers.verdicts import ActionVerdict, GuideVerdict, JudgeInfo, L2Result
 from trace_ingest.config import load_config
-from trace_ingest.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -45,39 +44,20 @@ class JudgeSettings:
     max_field_chars: int = DEFAULT_MAX_FIELD_CHARS
     min_balanced_accuracy: float = 0.8
     prices: Mapping[str, Any] | None = None
-
-
-def _int_in(section: Mapping[str, Any], key: str, lo: int, hi: int, default: int) -> int:
-    value = section.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ConfigError(f"judge.{key} must be an integer from {lo} to {hi}, not {value!r}")
-    return value
+    record_to: str | None = None  # a replay file every live answer is appended to
 
 
 def judge_settings(home: str) -> JudgeSettings:
-    """Read and check the ``judge`` section (a bad value is a ConfigError naming it)."""
+    """The ``judge`` section of config.json, checked by ``trace_ingest.config`` (a bad value
+    is reported by ``trail doctor`` and replaced by its default)."""
     section = load_config(home).get("judge") or {}
-    if not isinstance(section, dict):
-        raise ConfigError("judge must be an object")
-    model = section.get("model")
-    if model is not None and (not isinstance(model, str) or not model.strip()):
-        raise ConfigError(f"judge.model must be a model name, not {model!r}")
-    ba = section.get("min_balanced_accuracy", 0.8)
-    if isinstance(ba, bool) or not isinstance(ba, int | float) or not 0 <= ba <= 1:
-        raise ConfigError(f"judge.min_balanced_accuracy must be a number from 0 to 1, not {ba!r}")
-    prices = section.get("prices")
-    if prices is not None and not isinstance(prices, dict):
-        raise ConfigError(
-            "judge.prices must be an object: model -> {input_per_mtok, output_per_mtok}"
-        )
     return JudgeSettings(
-        model=model,
-        max_input_tokens=_int_in(
-            section, "max_input_tokens", 1_000, 2_000_000, DEFAULT_MAX_INPUT_TOKENS
-        ),
-        max_field_chars=_int_in(section, "max_field_chars", 64, 1_000_000, DEFAULT_MAX_FIELD_CHARS),
-        min_balanced_accuracy=float(ba),
-        prices=prices,
+        model=section.get("model"),
+        max_input_tokens=int(section.get("max_input_tokens", DEFAULT_MAX_INPUT_TOKENS)),
+        max_field_chars=int(section.get("max_field_chars", DEFAULT_MAX_FIELD_CHARS)),
+        min_balanced_accuracy=float(section.get("min_balanced_accuracy", 0.8)),
+        prices=section.get("prices"),
+        record_to=section.get("record_to"),
     )
 
 
@@ -168,9 +148,9 @@ class Judged:
 
 def _judge_facts(judge: JudgeModel | None, inp: JudgeInput, spec: str | None) -> dict[str, Any]:
     return {
-        "model": judge.name if judge else spec,
+        "model": judge.name if judge else display_name(spec),
         "spec": judge.spec if judge else spec,
-        "replayed": bool(judge and judge.replayed),
+        "replayed": judge.replayed if judge else bool(spec and spec.startswith(replay.PREFIX)),
         "replay_sha256": replay.file_sha256(judge.replay_file)
         if judge and judge.replay_file
         else None,
@@ -251,6 +231,7 @@ def judge_session(
         cost_source=source,
         duration_ms=raw.duration_ms,
     )
+    record_to = record_to or (None if judge.replayed else settings.record_to)
     if record_to:
         replay.record(
             record_to,

@@ -52,6 +52,7 @@ class JudgeModel:
     model: llm.Model
     options: dict[str, Any] = field(default_factory=dict)
     replay_file: str | None = None
+    label: str | None = None  # the name of a shipped replay file
 
     @property
     def replayed(self) -> bool:
@@ -59,7 +60,10 @@ class JudgeModel:
 
     @property
     def name(self) -> str:
-        """How grades and calibrations name this judge (``replay:`` keeps its file name)."""
+        """How grades and calibrations name this judge: the llm model id; for replay, the
+        shipped file's name or the file's base name (its hash tells files apart)."""
+        if self.label is not None:
+            return f"{replay.PREFIX}{self.label}"
         if self.replay_file is not None:
             return f"{replay.PREFIX}{os.path.basename(self.replay_file)}"
         return self.model.model_id
@@ -88,17 +92,30 @@ def replay_path(name: str) -> str:
     raise NoProvider(f"replay file not found: {path}")
 
 
+def display_name(spec: str | None) -> str | None:
+    """The name ``JudgeModel.name`` gives a spec, without resolving it (no call was needed)."""
+    if not spec or not spec.startswith(replay.PREFIX):
+        return spec
+    wanted = spec[len(replay.PREFIX) :]
+    if os.path.isfile(os.path.expanduser(wanted)):
+        return replay.PREFIX + os.path.basename(wanted)
+    return spec
+
+
 def resolve(spec: str) -> JudgeModel:
     """The ``llm`` model for ``spec`` (a model id or alias, or ``replay:FILE``)."""
     spec = spec.strip()
     if not spec:
         raise NoProvider("no judge model configured: pass --judge MODEL or set judge.model")
     ensure_replay_plugin()
-    replay_file = None
+    replay_file = label = None
     options: dict[str, Any] = {}
     name = spec
     if spec.startswith(replay.PREFIX):
-        replay_file = replay_path(spec[len(replay.PREFIX) :])
+        wanted = spec[len(replay.PREFIX) :]
+        replay_file = replay_path(wanted)
+        if not os.path.isfile(os.path.expanduser(wanted)):
+            label = wanted  # a shipped file, by name
         name, options = replay.MODEL_ID, {"file": replay_file}
     try:
         model = llm.get_model(name)
@@ -113,7 +130,7 @@ def resolve(spec: str) -> JudgeModel:
             f"{model.model_id} does not support structured output (schemas), which the judge "
             "needs; `llm models --schemas` lists the models that do"
         )
-    return JudgeModel(spec=spec, model=model, options=options, replay_file=replay_file)
+    return JudgeModel(spec=spec, model=model, options=options, replay_file=replay_file, label=label)
 
 
 def _status(exc: BaseException) -> int | None:

@@ -16,8 +16,10 @@ def trail(*args: str) -> subprocess.CompletedProcess[str]:
 def test_demo_records_shows_and_grades_three_sessions(trail_home: Path) -> None:
     done = trail("demo")
     assert done.returncode == 0, done.stderr
-    sessions = json.loads(trail("sessions", "--json").stdout)
-    assert len(sessions) == 3
+    everything = json.loads(trail("sessions", "--json").stdout)
+    guided = [s for s in everything if s["session_id"].startswith("demo-guided-")]
+    sessions = [s for s in everything if s not in guided]
+    assert len(sessions) == 3 and len(guided) == 1  # + the L2 demo session
     by_name = {s["session_id"].split("-")[1]: s for s in sessions}
     assert by_name["failures"]["error_count"] == 3
     assert by_name["failures"]["redaction_count"] == 2  # the generated token, in call and result
@@ -27,7 +29,14 @@ def test_demo_records_shows_and_grades_three_sessions(trail_home: Path) -> None:
     assert {"subagent_start", "subagent_stop", "skill_loaded", "guide_loaded"} <= set(kinds)
     assert "[REDACTED:github-token:" in done.stdout
     ledger = [json.loads(line) for line in (trail_home / "GRADES.jsonl").read_text().splitlines()]
+    l2 = [r for r in ledger if r["rubric"] == "l2"]
+    ledger = [r for r in ledger if r["rubric"] != "l2"]
     verdicts = {r["sessionId"].split("-")[1]: r["verdict"] for r in ledger}
+    # the L2 demo: judged by the replay model, labelled as replayed everywhere
+    [judged] = l2
+    assert judged["sessionId"] == guided[0]["session_id"]
+    assert judged["l2"]["judge"]["replayed"] is True
+    assert "REPLAYED" in done.stdout and "no model was called" in done.stdout
     assert verdicts == {
         "clean": "clean-pass",
         "failures": "corrupt-success",
