@@ -17,7 +17,8 @@ Rules (``parse_facts``):
 - a guide both cited and declared not engaged: ``MalformedAnswer``;
 - a guide neither cited nor declared not engaged: ``IncompleteAnswer``.
 
-Event ids are written ``E12``; ``[E12]`` is read as the same id.
+Event ids are written ``E12``; ``[E12]`` is read as the same id, and so is the event's own id
+(the 32-hex ``id`` that ``trail show --json`` lists), for answers written by hand for replay.
 """
 
 from __future__ import annotations
@@ -134,8 +135,9 @@ def _finding(raw: Any, index: int, inp: JudgeInput) -> Finding:
     guide = str(values["guide"]).strip()
     if guide not in inp.guides:
         raise MalformedAnswer(f"{where} cites guide {guide!r}, which the input did not hold")
-    match = _EVENT.match(str(values["event"]).strip())
-    number = int(match.group(1)) if match else None
+    cited = str(values["event"]).strip()
+    match = _EVENT.match(cited)
+    number = int(match.group(1)) if match else inp.position_of(cited)
     if number is None or number not in inp.actions:
         shown = "was left out by the token budget" if number in inp.all_actions else "is unknown"
         raise MalformedAnswer(

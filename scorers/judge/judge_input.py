@@ -160,6 +160,13 @@ class JudgeInput:
     def estimated_tokens(self) -> int:
         return estimate_tokens(SYSTEM) + estimate_tokens(self.body)
 
+    def position_of(self, event_id: str) -> int | None:
+        """The E number of an action given by its event id (None when it is no action)."""
+        for n, item in self.all_actions.items():
+            if item.event_id == event_id:
+                return n
+        return None
+
     def in_force(self, label: str, position: int) -> bool:
         """Was guide ``label`` loaded before action ``E<position>``?"""
         return self.guides[label].loaded_at < position

@@ -166,3 +166,12 @@ def test_every_oracle_answer_of_the_calibration_set_gives_its_labels() -> None:
         v = to_verdicts(inp, parse_facts(json.dumps(c.answers["oracle"]), inp))
         assert {g.key: g.verdict for g in v.guides} == c.expected_guides, c.id
         assert {a.position: a.verdict for a in v.actions} == c.expected_actions, c.id
+
+
+def test_an_actions_own_event_id_is_read_as_its_e_number(npm: Any) -> None:
+    c, inp = npm
+    install = c.steps["install"]
+    facts = parse_facts(_answer([_f(c.events[install - 1]["id"])], []), inp)
+    assert facts.findings[0].event == install
+    with pytest.raises(MalformedAnswer):
+        parse_facts(_answer([_f(c.events[0]["id"])], []), inp)  # the session start: no action
