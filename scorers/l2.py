@@ -92,6 +92,7 @@ def judge(inp: GradeInput) -> L2Result:
         [in_context(g) for g in guides],
         inp.judge or settings.model,
         settings,
+        unreadable=[g.name for g in inp.guides.unreadable] if inp.guides is not None else [],
     )
     status = None
     if judged.judge.get("called"):

@@ -170,12 +170,14 @@ def judge_session(
     settings: JudgeSettings | None = None,
     *,
     record_to: str | None = None,
+    unreadable: Sequence[str] = (),
 ) -> Judged:
     """Judge one session. ``events`` are its canonical events (``telemetry.canonical``);
     ``guides`` the guides in context, each with the E number it was loaded at; ``judge`` a
     resolved model or a spec (``llm`` model id, ``replay:FILE``) resolved only when a call is
     needed. Raises ``JudgeError`` (nothing judged, nothing to write). ``record_to`` appends
-    the answer to a replay file (offline re-grading later)."""
+    the answer to a replay file (offline re-grading later). ``unreadable`` names guides in
+    context whose text was not captured: with no other guide, no action gets a verdict."""
     settings = settings or JudgeSettings()
     inp = build_input(
         session_key,
@@ -195,6 +197,14 @@ def judge_session(
             facts_of_call,
             nothing_reason="nothing to grade: the session holds no agent action",
         )
+    if not inp.guides and unreadable:
+        # Guides reached the agent but none was captured: the actions cannot be judged
+        # against them, and calling them unguided would claim what nobody looked at.
+        facts_of_call["unjudged"] = (
+            f"{len(unreadable)} guide(s) in context without captured text "
+            f"({', '.join(unreadable[:5])}): no action judged"
+        )
+        return Judged(session_key, inp, Judgements(), facts_of_call)
     if not inp.guides:
         # Nothing to ask a model: no guidance was in context, so no action was guided.
         return Judged(session_key, inp, to_verdicts(inp, Facts((), frozenset())), facts_of_call)

@@ -144,3 +144,23 @@ def test_without_a_judge_the_attempt_fails_as_no_provider(recorded: tuple[str, s
     out = invoke("eval", "score", "--session", key, "--level", "L2")
     assert out.exit_code != 0
     assert "no judge model configured" in out.output
+
+
+def test_guides_without_captured_text_leave_the_actions_unjudged(trail_home: Path) -> None:
+    c = case(SPEC)
+    key = store_case(trail_home, c)
+    # rewrite the trace without the guide's text, as a hook that could not read the file
+    trace = next(trail_home.glob(f"sessions/claude-code/{key}/trace.jsonl"))
+    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    for ev in lines:
+        if ev["kind"] == "guide_loaded":
+            ev.pop("text", None)
+    trace.write_text("".join(json.dumps(ev) + "\n" for ev in lines))
+    db, _ = queries.open_synced(str(trail_home))
+    [rec] = grade_and_record(
+        db, str(trail_home), key, levels=("L2",), judge="no-such-model"
+    ).records
+    l2 = rec["l2"]
+    assert l2["actions"] == [] and l2["guides"] == []  # unjudged, not unguided
+    assert "without captured text" in l2["judge"]["details"]["unjudged"]
+    assert [g["guide"] for g in l2["guidesInContext"]] == ["AGENTS.md"]
