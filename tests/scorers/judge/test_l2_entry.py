@@ -18,6 +18,8 @@ from scorers.judge.provider import resolve
 from telemetry import queries
 from tests.scorers.conftest import invoke
 from tests.scorers.judge.conftest import case, store_case
+from tests.scorers.judge.fake_judge_endpoint import FakeJudgeEndpoint, Reply
+from tests.scorers.judge.test_provider_http import MODEL, configure
 from trace_ingest.errors import GradeAttemptFailed
 
 SPEC: dict[str, Any] = {
@@ -164,3 +166,23 @@ def test_guides_without_captured_text_leave_the_actions_unjudged(trail_home: Pat
     assert l2["actions"] == [] and l2["guides"] == []  # unjudged, not unguided
     assert "without captured text" in l2["judge"]["details"]["unjudged"]
     assert [g["guide"] for g in l2["guidesInContext"]] == ["AGENTS.md"]
+
+
+def test_a_live_http_judge_through_the_cli_and_a_quota_failure_writing_nothing(
+    recorded: tuple[str, str, Any], trail_home: Path, llm_user_path: Path
+) -> None:
+    key, _, c = recorded
+    with FakeJudgeEndpoint() as fake:
+        configure(llm_user_path, fake.base_url, "sk-test-entry")
+        fake.replies = [Reply.status(429, "insufficient_quota", "insufficient_quota")]
+        failed = invoke("eval", "score", "--session", key, "--level", "L2", "--judge", MODEL)
+        assert failed.exit_code == 1 and "quota" in failed.output
+        assert ledger.read(str(trail_home)) == []
+        fake.requests.clear()
+        fake.replies = [Reply.json(c.answers["oracle"])]
+        out = invoke("eval", "score", "--session", key, "--level", "L2", "--judge", MODEL)
+        assert out.exit_code == 0, out.output
+    assert "L2 judge verdict: misaligned" in out.output
+    assert f"judge: {MODEL} (live" in out.output and "tokens 1234 in / 56 out" in out.output
+    [rec] = ledger.read(str(trail_home))
+    assert rec["l2"]["judge"]["replayed"] is False
