@@ -167,6 +167,12 @@ def _fill_compact(ev: Event, rest: dict[str, Any]) -> None:
 def _fill_guide(ev: Event, rest: dict[str, Any]) -> None:
     path = rest.pop("file_path", None) or rest.pop("path", None)
     ev["path"] = _str(path)
+    # The text as it enters the agent's context (CLAUDE.md, .claude/rules/*.md, a nested
+    # CLAUDE.md loaded later): L2 judges against exactly this (docs/events.md, guide_loaded).
+    # Imported here, not at the top: only InstructionsLoaded pays for it.
+    from trace_ingest.guides import read_guide_text
+
+    ev["text"] = read_guide_text(ev["path"])
 
 
 def _fill_other(ev: Event, rest: dict[str, Any]) -> None:
@@ -211,4 +217,12 @@ def _skill_loaded(call: Event, received_at: str, digest: str) -> Event:
     for key in ("cwd", "agent_id", "agent_type", "prompt_id"):
         if key in call:
             ev[key] = call[key]
+    # The skill's SKILL.md, as the Skill tool hands it to the agent (real-harnesses.md §3.2:
+    # the transcript gets "Base directory for this skill" + the SKILL.md body).
+    from trace_ingest.guides import claude_skill_file, read_guide_text
+
+    path = claude_skill_file(name, _str(call.get("cwd")))
+    if path is not None:
+        ev["path"] = path
+        ev["text"] = read_guide_text(path)
     return ev

@@ -78,11 +78,27 @@ WHERE e.kind IN ('guide_loaded', 'skill_loaded')
 """
 
 
+_REFUSED = """
+SELECT session_key, call_id FROM events
+WHERE call_id IS NOT NULL AND kind IN ('permission', 'tool_error', 'tool_result')
+  AND (coalesce(json_extract(body, '$.status'), '') IN ('refused', 'cancelled', 'failed',
+       'interrupted') OR kind = 'tool_error')
+"""
+
+
+def _refused_skill_calls(db: Database, session_key: str | None) -> set[tuple[str, str]]:
+    """(session, call id) of calls that never ran or failed (scorers.guides has the same rule
+    over canonical events)."""
+    sql = _REFUSED + (" AND session_key = ?" if session_key else "")
+    return {(str(k), str(c)) for k, c in db.execute(sql, [session_key] if session_key else [])}
+
+
 def record_guides(db: Database, home: str, session_key: str | None = None) -> int:
     """Snapshot every guide load not yet recorded (``session_key``: only that session's);
     returns how many loads were recorded."""
     sql = _NEW_LOADS + (" AND e.session_key = ?" if session_key else "")
     rows = db.execute(sql, [session_key] if session_key else []).fetchall()
+    refused = _refused_skill_calls(db, session_key)
     versions: list[list[Any]] = []
     loads: list[list[Any]] = []
     for key, event_id, kind, body, project_dir in rows:
@@ -96,8 +112,8 @@ def record_guides(db: Database, home: str, session_key: str | None = None) -> in
         path = ev.get("path") if isinstance(ev.get("path"), str) else None
         if kind == "skill_loaded":
             skill = ev.get("skill")
-            if not isinstance(skill, str) or not skill:
-                continue
+            if not isinstance(skill, str) or not skill or (key, ev.get("call_id")) in refused:
+                continue  # a refused or failed Skill call never reached the agent
             name, gkind = f"skill:{skill}", "skill"
         elif path:
             name, gkind = guide_name(path, project_dir or ev.get("cwd")), "rule"

@@ -66,3 +66,20 @@ def text_version(text: str) -> str:
     import hashlib  # not at the top: hashlib loads OpenSSL, ~4 ms the hook never needs
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def claude_skill_file(name: object, cwd: str | None) -> str | None:
+    """Where Claude Code keeps skill ``name``: the project's ``.claude/skills/<name>/SKILL.md``,
+    else the user's ``~/.claude/skills/<name>/SKILL.md``; None when neither exists or the name
+    is not a plain skill name (a plugin's ``plugin:skill`` lives elsewhere: not looked up)."""
+    if not isinstance(name, str) or not name or len(name) > 128:
+        return None
+    if any(c in name for c in "/\\:\x00") or name.startswith("."):
+        return None
+    roots = [os.path.join(cwd, ".claude")] if cwd and os.path.isabs(cwd) else []
+    roots.append(os.path.join(os.path.expanduser("~"), ".claude"))
+    for root in roots:
+        path = os.path.join(root, "skills", name, "SKILL.md")
+        if os.path.isfile(path):
+            return path
+    return None

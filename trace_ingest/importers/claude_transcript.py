@@ -815,6 +815,10 @@ class _FileState:
         if isinstance(att, dict) and att.get("type") == "nested_memory":
             ev = self._other(rec, 0, kind="guide_loaded")
             ev["path"] = _str(att.get("path"))
+            # The text as it entered the context, when the transcript carries it (L2 judges
+            # against exactly that; docs/events.md, guide_loaded).
+            if _str(att.get("content")) is not None:
+                ev["text"] = att["content"]
         elif isinstance(att, dict) and att.get("type") == "instructions":
             # The rule files in context from the start (CLAUDE.md & co.): 2.1.328 writes
             # {files: [{path, type, content}]}, earlier releases one {path, type, content}
@@ -827,6 +831,8 @@ class _FileState:
             for index, guide in enumerate(guides):
                 ev = self._other(rec, index, kind="guide_loaded")
                 ev["path"] = _str(guide.get("path"))
+                if _str(guide.get("content")) is not None:
+                    ev["text"] = guide["content"]
         elif isinstance(att, dict) and att.get("type") == "queued_command":
             # What the user typed while the agent was busy (or a background task's result),
             # handed to the agent inside the running turn.
