@@ -485,3 +485,76 @@ def self_test(ctx: click.Context, as_json: bool) -> None:
 
 # `trail eval calibrate` (scorers.judge.cli): the judge's own command, one table entry here.
 eval_group.add_command(calibrate_cmd)
+
+
+@eval_group.command("pending")
+@click.option("--all", "show_all", is_flag=True, help="Every closed session, whatever its state.")
+@json_option
+def pending_cmd(show_all: bool, as_json: bool) -> None:
+    """Show the L2 grading queue: closed sessions not graded yet.
+
+    A closed session is graded once (by `trail watch`); later actions reopen it and it is
+    graded again when it closes. It stays gradeable for 24 h after it closed: "not graded
+    yet" inside that window, "not graded" (permanently) after it. A failed attempt (no judge
+    configured, quota, network, a malformed answer) writes nothing: the session stays here.
+    With --all: every closed session with its state (graded, not graded yet, not graded).
+    See docs/grading.md.
+    """
+    from scorers import queue
+
+    db, _ = queries.open_synced()
+    if show_all:
+        keys = [r["key"] for r in queries.list_sessions(db) if r["state"] == "closed"]
+        states = [queue.state_of(db, k, rubric) for rubric in queue.closed_rubrics() for k in keys]
+    else:
+        states = queue.pending(db)
+    if as_json:
+        _dump([s.as_dict() for s in states])
+        return
+    if not states:
+        click.echo("Nothing waiting: every closed session is graded or past its window.")
+        return
+    click.echo(f"{'SESSION':40} {'STATE':15} {'CLOSED':20} {'WINDOW ENDS':20} WHY")
+    for s in states:
+        click.echo(
+            f"{s.key[:40]:40} {s.state:15} {str(s.closed_at or '-')[:19]:20} "
+            f"{str(s.window_ends or '-')[:19]:20} {s.reason}"
+        )
+
+
+@eval_group.command("guides")
+@click.option("--guide", default=None, help="Only this guide (its name as listed).")
+@json_option
+def guides_cmd(guide: str | None, as_json: bool) -> None:
+    """Alignment rate per guide and version, and the sessions that engaged it.
+
+    The rate is computed now from the L2 verdicts: aligned / (aligned + misaligned) over the
+    sessions that engaged the guide. Sessions where it was "Not engaged" (not_applicable)
+    count in neither. A guide with no verdict is "unevaluated" (no rate), never 100%. Each
+    session counts with its newest L2 grade. See docs/grading.md.
+    """
+    from scorers.rates import guide_rates
+    from telemetry.guide_store import record_guides
+
+    home = trail_home()
+    db, _ = queries.open_synced(home)
+    ledger.sync(db, home)
+    record_guides(db, home)
+    rows = guide_rates(db, guide)
+    if as_json:
+        _dump([r.as_dict() for r in rows])
+        return
+    if not rows:
+        click.echo("No guides yet: none reached a recorded agent (see docs/grading.md).")
+        return
+    click.echo(
+        f"{'GUIDE':32} {'VERSION':12} {'RATE':>6} {'ALIGNED':>7} {'MISALIGNED':>10} "
+        f"{'NOT ENGAGED':>11} ENGAGED IN"
+    )
+    for r in rows:
+        rate = "n/a" if r.rate is None else f"{100 * r.rate:.0f}%"
+        engaged = ", ".join(r.engaged) or f"({r.status}; loaded in {len(r.loaded_in)} session(s))"
+        click.echo(
+            f"{r.guide[:32]:32} {r.version[:12]:12} {rate:>6} {len(r.aligned):>7} "
+            f"{len(r.misaligned):>10} {len(r.not_engaged):>11} {engaged}"
+        )

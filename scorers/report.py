@@ -280,7 +280,13 @@ def render_l2(result: L2Result, record: dict[str, Any]) -> list[str]:
     """The L2 part of the session report: one line per guide in context (``Not engaged`` for
     not_applicable), the actions' verdicts (an action without one is "not judged", never
     unguided), what the token budget cut, and the judge (marked when unverified)."""
-    out = [RULE, f"L2 judge verdict: {result.verdict}", "  " + judge_line(result.judge)]
+    out = [
+        RULE,
+        f"L2 — {record['sessionKey']} ({record['entryCount']} events, judged against the "
+        "guides in the agent's context)",
+        f"L2 judge verdict: {result.verdict}",
+        "  " + judge_line(result.judge),
+    ]
     if result.nothing_reason is not None:
         out.append(f"  graded, nothing to judge: {result.nothing_reason}")
         return out

@@ -1,4 +1,5 @@
-"""Click commands owned by telemetry: sessions, show, sync, watch, capture.
+"""Click commands owned by telemetry: sessions, show, sync, capture (`trail watch` is
+scorers.watch: it mirrors and grades).
 
 Every read command syncs first (and sweeps idle sessions), so it never shows stale data.
 """
@@ -15,7 +16,7 @@ from telemetry import queries
 from telemetry.canonical import Canonical
 from telemetry.render import describe, short_time, table
 from telemetry.sync import SyncReport
-from trace_ingest.paths import capture_off_path, ensure_home, trail_home
+from trace_ingest.paths import capture_off_path, ensure_home
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
@@ -184,18 +185,6 @@ def sync_cmd(as_json: bool) -> None:
         click.echo(f"  re-read {done.path}: {done.reason}")
     for item in report.ignored:
         click.echo(f"  ignored {item.path}: {item.reason}")
-
-
-@click.command()
-@click.option(
-    "--interval", type=float, default=60.0, show_default=True, help="Seconds between idle sweeps."
-)
-@click.option("--once", is_flag=True, hidden=True, help="Sync, sweep and exit (for tests).")
-def watch(interval: float, once: bool) -> None:
-    """Mirror traces into SQLite live as hooks write them (Ctrl-C to stop)."""
-    from telemetry.watch import run_watch
-
-    run_watch(trail_home(), interval, once=once, echo=click.echo)
 
 
 @click.command()

@@ -328,3 +328,43 @@ def latest_grade(db: Database, key: str, rubric: str) -> dict[str, Any] | None:
     except orjson.JSONDecodeError:
         return None
     return obj if isinstance(obj, dict) else None
+
+
+# The newest L2 grade of each session: what rates and reports read (older grades stay in the
+# ledger as history).
+_CURRENT_L2 = """
+SELECT g.id, g.session_key FROM grades g
+WHERE g.rubric = 'l2' AND g.id = (
+  SELECT id FROM grades WHERE session_key = g.session_key AND rubric = 'l2'
+  ORDER BY timestamp DESC, rowid DESC LIMIT 1)
+"""
+
+
+def current_guide_verdicts(db: Database) -> list[tuple[str, str, str, str]]:
+    """(guide, version, verdict, session key) of every session's newest L2 grade."""
+    rows = db.execute(
+        f"WITH cur AS ({_CURRENT_L2}) SELECT v.guide, v.version, v.verdict, v.session_key"
+        " FROM guide_verdicts v JOIN cur ON v.grade_id = cur.id"
+        " ORDER BY v.guide, v.version, v.session_key"
+    ).fetchall()
+    return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
+
+
+def current_action_verdicts(db: Database) -> dict[str, dict[str, str]]:
+    """Session key -> {event id: verdict} from every session's newest L2 grade."""
+    out: dict[str, dict[str, str]] = {}
+    for key, eid, verdict in db.execute(
+        f"WITH cur AS ({_CURRENT_L2}) SELECT v.session_key, v.event_id, v.verdict"
+        " FROM action_verdicts v JOIN cur ON v.grade_id = cur.id"
+    ).fetchall():
+        out.setdefault(str(key), {})[str(eid)] = str(verdict)
+    return out
+
+
+def guide_loads(db: Database) -> list[tuple[str, str, str]]:
+    """(guide, version, session key) of every recorded guide load (telemetry.guide_store)."""
+    rows = db.execute(
+        "SELECT DISTINCT name, version, session_key FROM session_guides"
+        " ORDER BY name, version, session_key"
+    ).fetchall()
+    return [(str(a), str(b), str(c)) for a, b, c in rows]

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from sqlite_utils import Database
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
@@ -28,11 +29,18 @@ class _Changed(FileSystemEventHandler):
 
 
 def run_watch(
-    home: str, interval: float, *, once: bool = False, echo: Callable[[str], None] = print
+    home: str,
+    interval: float,
+    *,
+    once: bool = False,
+    echo: Callable[[str], None] = print,
+    after_sweep: Callable[[Database], None] | None = None,
 ) -> None:
     """Sync now, then on every change under ``sessions/`` and sweep every ``interval`` s.
 
-    Ctrl-C (SIGINT) and SIGTERM stop it cleanly, whatever it is doing at that moment.
+    ``after_sweep(db)`` runs after each sweep (``trail watch`` grades the sessions due, from
+    scorers: telemetry never imports upward). Ctrl-C (SIGINT) and SIGTERM stop it cleanly,
+    whatever it is doing at that moment.
     """
     idle = float(load_config(home)["lifecycle"]["idle_minutes"])
     wake = threading.Event()
@@ -60,6 +68,8 @@ def run_watch(
                     if closed:
                         echo(f"closed {closed} idle session(s)")
                     last_sweep = time.monotonic()
+                    if after_sweep is not None:
+                        after_sweep(db)
             except MirrorBusy as exc:
                 # Another sync held the lock for a whole step's wait: it is mirroring the
                 # same files; try again on the next change or interval.

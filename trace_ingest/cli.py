@@ -27,7 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("telemetry.cli:sessions", "List recorded sessions."),
     "show": ("telemetry.cli:show", "Show one session's timeline."),
     "sync": ("telemetry.cli:sync_cmd", "Mirror every trace.jsonl into SQLite."),
-    "watch": ("telemetry.cli:watch", "Mirror traces live as they are written."),
+    "watch": (
+        "scorers.watch:watch",
+        "Mirror traces live as they are written, and grade sessions as they close.",
+    ),
     "capture": ("telemetry.cli:capture", "Turn capture on or off, or show its state."),
     "scrub": ("trace_ingest.cli_scrub:scrub", "Scrub secrets from a file or stdin."),
     "demo": ("scorers.demo:demo", "Record, list and grade the built-in demo sessions."),
