@@ -277,56 +277,79 @@ def _actions(
     return out, folded
 
 
-def _blocks(
-    events: Sequence[dict[str, Any]],
-    markers: Mapping[int, list[str]],
-    cap: int,
-    cut: Cut,
-) -> tuple[list[_Block], dict[int, ActionItem]]:
+# One piece of a transcript entry: a line of trail's own (``None`` where), or a field of
+# content (its prefix, its text, where it is in the cut record; ``None`` where: never capped).
+_Part = tuple[str, str | None, str | None]
+
+
+@dataclass
+class _Raw:
+    position: int
+    action: ActionItem | None
+    parts: list[_Part]
+
+
+def _raw_blocks(events: Sequence[dict[str, Any]], markers: Mapping[int, list[str]]) -> list[_Raw]:
+    """Every transcript entry with its texts, computed once (rendering caps them)."""
     actions, folded = _actions(events)
     by_id = {str(e.get("id")): e for e in events if e.get("id")}
-    blocks: list[_Block] = []
-    items: dict[int, ActionItem] = {}
+    out: list[_Raw] = []
     for pos, ev in enumerate(events, start=1):
         eid = str(ev.get("id") or "")
-        lines: list[str] = []
+        parts: list[_Part] = []
         item = None
         if eid in actions:
             step, item = actions[eid]
-            items[pos] = item
-            lines.append(f"[E{pos}] {item.tool} by the {item.agent} — {item.status}")
-            lines += escape(
-                "input: " + _cap(_as_text(step.args), cap, f"E{pos}.input", cut.truncated)
-            )
+            parts.append((f"[E{pos}] {item.tool} by the {item.agent} — {item.status}", None, None))
+            parts.append(("input: ", _as_text(step.args), f"E{pos}.input"))
             result = by_id.get(step.result_id or "") if step.result_id != eid else ev
             if result is not None:
                 shown = _as_text(result.get("output"))
                 if result.get("error"):
                     shown = (shown + "\n" if shown else "") + "error: " + _as_text(result["error"])
                 if shown:
-                    lines += escape("result: " + _cap(shown, cap, f"E{pos}.result", cut.truncated))
+                    parts.append(("result: ", shown, f"E{pos}.result"))
         elif eid not in folded and not ev.get("internal"):
-            lines += _context_lines(ev, pos, cap, cut)
-        for marker in markers.get(pos, []):
-            lines.append(marker)
-        if lines:
-            blocks.append(_Block(pos, item, lines))
+            parts += _context_parts(ev, pos)
+        parts += [(marker, None, None) for marker in markers.get(pos, [])]
+        if parts:
+            out.append(_Raw(pos, item, parts))
+    return out
+
+
+def _render(raw: Sequence[_Raw], cap: int, cut: Cut) -> tuple[list[_Block], dict[int, ActionItem]]:
+    blocks: list[_Block] = []
+    items: dict[int, ActionItem] = {}
+    for entry in raw:
+        lines: list[str] = []
+        for head, text, where in entry.parts:
+            if text is None:
+                lines.append(head)  # trail's own line
+            elif where is None:
+                lines += escape(head + text)
+            else:
+                lines += escape(head + _cap(text, cap, where, cut.truncated))
+        if entry.action is not None:
+            items[entry.position] = entry.action
+        blocks.append(_Block(entry.position, entry.action, lines))
     return blocks, items
 
 
-def _context_lines(ev: dict[str, Any], pos: int, cap: int, cut: Cut) -> list[str]:
+def _context_parts(ev: dict[str, Any], pos: int) -> list[_Part]:
     kind = ev.get("kind")
     text = _as_text(ev.get("text"))
     if kind == "prompt" and text:
-        return escape("user: " + _cap(text, cap, f"E{pos}.prompt", cut.truncated))
+        return [("user: ", text, f"E{pos}.prompt")]
     if kind == "agent_stop" and text:
-        return escape("agent says: " + _cap(text, cap, f"E{pos}.message", cut.truncated))
+        return [("agent says: ", text, f"E{pos}.message")]
     if kind == "subagent_start":
-        return escape(f"subagent started: {ev.get('agent_type') or ''} {ev.get('agent_id') or ''}")
+        return [
+            ("subagent started: ", f"{ev.get('agent_type') or ''} {ev.get('agent_id') or ''}", None)
+        ]
     if kind == "subagent_stop":
-        return escape(f"subagent finished: {ev.get('agent_id') or ''}")
+        return [("subagent finished: ", str(ev.get("agent_id") or ""), None)]
     if kind == "compaction":
-        return escape("(the agent's context was compacted here)")
+        return [("", "(the agent's context was compacted here)", None)]
     return []
 
 
@@ -380,6 +403,24 @@ def _assemble(
     return "\n".join(lines)
 
 
+def _drop_tail(
+    blocks: list[_Block], items: dict[int, ActionItem], cut: Cut, over_tokens: int
+) -> None:
+    """Leave out trailing transcript entries until about ``over_tokens`` are saved (each
+    entry's lines, and its id in the lists of citable and not-yet-in-force actions), in one
+    pass rather than one re-render per entry."""
+    saved = 0
+    omitted: list[int] = []
+    while blocks and saved < over_tokens * 4:
+        dropped = blocks.pop()
+        saved += sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in dropped.lines)
+        if dropped.action is not None:
+            saved += len(str(dropped.position)) + 3  # ", E<n>" in the citable list
+            omitted.append(dropped.position)
+            items.pop(dropped.position, None)
+    cut.omitted_actions[:0] = reversed(omitted)
+
+
 def _identity(session_key: str, body: str) -> str:
     h = hashlib.sha256()
     for part in (PROMPT_VERSION, session_key, body):
@@ -407,20 +448,25 @@ def build_input(
     texts = {label: g.text for label, g in labelled.items()}
     budget = max_input_tokens - estimate_tokens(SYSTEM)
     cap = max(MIN_FIELD_CAP, max_field_chars)
+    raw = _raw_blocks(events, markers)
+    longest = max(
+        (len(t) for r in raw for _, t, w in r.parts if t is not None and w is not None),
+        default=0,
+    )
     while True:
         cut = Cut(field_cap=cap)
-        blocks, items = _blocks(events, markers, cap, cut)
+        blocks, items = _render(raw, cap, cut)
         body = _assemble(session_key, labelled, texts, blocks, items)
         if estimate_tokens(body) <= budget or cap <= MIN_FIELD_CAP:
             break
-        cap = max(MIN_FIELD_CAP, cap // 2)
+        cap = max(MIN_FIELD_CAP, min(cap, longest) // 2)  # halving above the longest cuts nothing
     all_items = dict(items)
-    while estimate_tokens(body) > budget and blocks:
-        dropped = blocks.pop()
-        if dropped.action is not None:
-            cut.omitted_actions.insert(0, dropped.position)
-            items.pop(dropped.position, None)
+    if estimate_tokens(body) > budget and blocks:
+        _drop_tail(blocks, items, cut, estimate_tokens(body) - budget)
         body = _assemble(session_key, labelled, texts, blocks, items)
+        while estimate_tokens(body) > budget and blocks:  # the estimate fell short: rare
+            _drop_tail(blocks, items, cut, estimate_tokens(body) - budget)
+            body = _assemble(session_key, labelled, texts, blocks, items)
     over = estimate_tokens(body) - budget
     if over > 0 and labelled:
         share = (over * 4) // len(labelled) + 64
