@@ -98,6 +98,11 @@ def state_of(db: Database, key: str, rubric: str = "l2", now: float | None = Non
     )
 
 
+def _window_open(db: Database, key: str, closed_at: str | None, now: float) -> bool:
+    anchors = [t for t in (to_epoch(closed_at), to_epoch(queries.last_received(db, key))) if t]
+    return bool(anchors) and now <= max(anchors) + WINDOW_SECONDS
+
+
 def require_gradeable(db: Database, key: str, now: float | None = None) -> None:
     """Raise NotGradeable unless the session is closed and inside its grading window."""
     for rubric in closed_rubrics():
@@ -108,12 +113,16 @@ def require_gradeable(db: Database, key: str, now: float | None = None) -> None:
 
 def pending(db: Database, now: float | None = None) -> list[SessionState]:
     """Every closed session due for grading (``not graded yet``), oldest close first."""
+    now = time.time() if now is None else now
     out = []
     keys = [
-        r[0]
-        for r in db.execute(
-            "SELECT key FROM sessions WHERE state = 'closed' ORDER BY closed_at, key"
+        str(key)
+        for key, closed_at in db.execute(
+            "SELECT key, closed_at FROM sessions WHERE state = 'closed' ORDER BY closed_at, key"
         ).fetchall()
+        # Past its window a session can never be due: skip it before hashing its contents
+        # (one index lookup for its last receipt; the sweep runs this every interval).
+        if _window_open(db, str(key), closed_at, now)
     ]
     for rubric in closed_rubrics():
         for key in keys:

@@ -83,3 +83,41 @@ def claude_skill_file(name: object, cwd: str | None) -> str | None:
         if os.path.isfile(path):
             return path
     return None
+
+
+# Rule files a harness reads by construction at session start, relative to the project root
+# (docs/events.md "guide_loaded and skill_loaded"). ``*`` matches within one folder only.
+COPILOT_RULE_FILES = (
+    "AGENTS.md",
+    ".github/copilot-instructions.md",
+    ".github/instructions/*.instructions.md",
+)
+VIBE_RULE_FILES = ("AGENTS.md",)
+
+
+def rule_files(root: str | None, patterns: tuple[str, ...]) -> list[str]:
+    """The rule files present under ``root`` that match ``patterns`` (absolute paths, in
+    pattern order, each folder's matches sorted): what an adapter without a load event emits
+    as ``guide_loaded`` at session start. Standard library only (no glob: it imports re)."""
+    if not root or not os.path.isabs(root):
+        return []
+    out: list[str] = []
+    for pattern in patterns:
+        folder, _, name = pattern.rpartition("/")
+        base = os.path.join(root, folder) if folder else root
+        if "*" not in name:
+            path = os.path.join(base, name)
+            if os.path.isfile(path):
+                out.append(path)
+            continue
+        head, _, tail = name.partition("*")
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            continue
+        for entry in names:
+            if entry.startswith(head) and entry.endswith(tail) and len(entry) > len(head + tail):
+                path = os.path.join(base, entry)
+                if os.path.isfile(path):
+                    out.append(path)
+    return out

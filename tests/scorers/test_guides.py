@@ -161,3 +161,27 @@ def test_a_guide_that_cannot_be_read_is_listed_without_text(trail_home: Path) ->
     ctx = guide_context(events, "/proj")
     assert [g.name for g in ctx.unreadable] == ["CLAUDE.md"]
     assert ctx.judgeable() == []
+
+
+def test_rule_files_read_by_construction(tmp_path: Path) -> None:
+    from trace_ingest.guides import COPILOT_RULE_FILES, VIBE_RULE_FILES, rule_files
+
+    (tmp_path / ".github" / "instructions").mkdir(parents=True)
+    for name in (
+        "AGENTS.md",
+        ".github/copilot-instructions.md",
+        ".github/instructions/b.instructions.md",
+        ".github/instructions/a.instructions.md",
+        ".github/instructions/notes.md",
+    ):
+        (tmp_path / name).write_text("rule\n")
+    found = [p[len(str(tmp_path)) + 1 :] for p in rule_files(str(tmp_path), COPILOT_RULE_FILES)]
+    assert found == [
+        "AGENTS.md",
+        ".github/copilot-instructions.md",
+        ".github/instructions/a.instructions.md",
+        ".github/instructions/b.instructions.md",
+    ]
+    assert rule_files(str(tmp_path), VIBE_RULE_FILES) == [str(tmp_path / "AGENTS.md")]
+    assert rule_files("relative/dir", VIBE_RULE_FILES) == []
+    assert rule_files(str(tmp_path / "missing"), COPILOT_RULE_FILES) == []
