@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import click
 
-from trace_ingest.importers.claude_transcript import ImportReport
+from trace_ingest.importers._pipeline import ImportReport
 from trace_ingest.importers.table import IMPORTERS
 
 # Detail lines shown per list in the human report before "... and N more".

@@ -15,12 +15,11 @@ import pytest
 from tests.conftest import TRAIL, read_trace_lines, run_hook
 from trace_ingest.errors import AdapterError, TrailError
 from trace_ingest.events import LINE_PREFIX, validate
+from trace_ingest.importers._pipeline import ImportReport, normalize_ts
 from trace_ingest.importers.claude_transcript import (
     ClaudeTranscriptImporter,
-    ImportReport,
     find_transcripts,
     import_transcripts,
-    normalize_ts,
 )
 from trace_ingest.paths import session_key, trace_path
 

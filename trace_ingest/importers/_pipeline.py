@@ -1,26 +1,79 @@
-"""What every importer does with its events: finish (``trace_ingest.capture``: bound, scrub,
-cut — exactly as the hook does), de-duplicate, append.
+"""The shared importer pipeline: what every importer does, whatever it reads.
 
-Ids are deterministic, so a sink reads the ids already in a trace file and appends only new
-events, in one ``write()`` per batch.
+Two halves, so that any source can use what fits it:
+
+- **The report and the writer** (``ImportRun``), for every importer, JSON lines or not (a JSON
+  document, a SQLite store, VS Code's ``trail chronicle import``): an ``ImportReport`` with a
+  ``FileSummary`` per file and every ``SkippedLine`` with its reason; ``write`` finishes each
+  event (``trace_ingest.capture``: bound, scrub, cut, exactly as the hook does), drops ids seen
+  earlier in this run or already in the trace, counts redactions and truncations, and appends
+  per session through ``TraceWriter`` (one ``write()`` per batch). Ids are deterministic, so a
+  re-import adds nothing and a grown file adds only its new events (resumable, idempotent).
+- **The JSON-lines reader** (``LineImporter``): ``read_lines`` (bounded: a line past
+  ``capture.max_payload_bytes`` is skipped without being held in memory, streaming, so memory
+  stays flat on a 200 MB file) and ``json_line``, the gate every line passes (size, UTF-8,
+  strict JSON, an object, a ``type`` field naming the line), then the importer's own
+  ``FileWalk.feed`` for each object.
+
+A JSON-lines importer module (listed in ``trace_ingest.importers.table.IMPORTERS``)::
+
+    HARNESS, SOURCE, HELP = "copilot-cli", "events-log", "Import Copilot CLI sessions ..."
+
+    class _Walk(FileWalk):
+        def feed(self, number, obj, data):      # one gated JSON object -> events
+            self.events.append((number, self.run.event(...)))
+
+    class Importer(LineImporter):
+        HARNESS, SOURCE = HARNESS, SOURCE
+        def find_files(self, paths): return expand_paths(paths, "events.jsonl")
+        def new_walk(self, path): return _Walk(self, path)
+
+    def import_paths(paths, home=None, task=None):
+        return Importer(home, task).run(list(paths))
+
+A source that is not JSON lines makes an ``ImportRun(harness, source, home, task)``, appends a
+``FileSummary`` per file to ``run.report.files``, calls ``run.write(path, summary, events)``
+and returns ``run.finish()``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, ClassVar
 
+from trace_ingest import fastjson
 from trace_ingest.capture import bound, cut, finish, session_dir_key
-from trace_ingest.events import SCHEMA_VERSION, to_line
-from trace_ingest.paths import ensure_home, trace_path
-from trace_ingest.scrub import Scrubber
+from trace_ingest.config import load_config
+from trace_ingest.errors import AdapterError, TrailError
+from trace_ingest.events import SCHEMA_VERSION, now_iso, to_line
+from trace_ingest.paths import ensure_home, trace_path, trail_home
+from trace_ingest.scrub import Scrubber, load_scrubber
 from trace_ingest.store import append_lines
 
 _ID = re.compile(rb'\{"v":' + str(SCHEMA_VERSION).encode() + rb',"id":"([0-9a-f]{32})"')
 
-__all__ = ["TraceWriter", "bound", "cut", "finish", "read_ids"]
+__all__ = [
+    "FileSummary",
+    "FileWalk",
+    "ImportReport",
+    "ImportRun",
+    "LineImporter",
+    "SkippedLine",
+    "TraceWriter",
+    "bound",
+    "cut",
+    "expand_paths",
+    "finish",
+    "json_line",
+    "normalize_ts",
+    "read_ids",
+    "read_lines",
+]
 
 
 def read_ids(path: str) -> set[str]:
@@ -100,3 +153,340 @@ class TraceWriter:
         append_lines(sink.path, data)
         sink.written += len(lines)
         return len(lines)
+
+
+# ---- the report ----------------------------------------------------------------------------
+
+
+@dataclass
+class SkippedLine:
+    file: str
+    line: int
+    reason: str
+
+
+@dataclass
+class FileSummary:
+    file: str
+    lines: int = 0
+    events: int = 0
+    written: int = 0
+    already_present: int = 0
+    duplicates: int = 0
+    skipped: int = 0
+
+
+@dataclass
+class ImportReport:
+    """What one import did: read, wrote, found already present, skipped (with reasons)."""
+
+    task: str | None = None
+    files: list[FileSummary] = field(default_factory=list)
+    skipped: list[SkippedLine] = field(default_factory=list)
+    ignored: dict[str, int] = field(default_factory=dict)
+    not_recorded: dict[str, int] = field(default_factory=dict)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    redactions: dict[str, int] = field(default_factory=dict)
+    truncated_fields: int = 0
+    sessions: list[dict[str, Any]] = field(default_factory=list)
+    harness: str = ""
+    source: str = ""
+
+    @property
+    def events_written(self) -> int:
+        return sum(f.written for f in self.files)
+
+    @property
+    def events_already_present(self) -> int:
+        return sum(f.already_present for f in self.files)
+
+    @property
+    def duplicates_in_input(self) -> int:
+        return sum(f.duplicates for f in self.files)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "harness": self.harness,
+            "source": self.source,
+            "task": self.task,
+            "files_read": len(self.files),
+            "events_written": self.events_written,
+            "events_already_present": self.events_already_present,
+            "duplicates_in_input": self.duplicates_in_input,
+            "lines_skipped": len(self.skipped),
+            "skipped": [s.__dict__ for s in self.skipped],
+            "lines_ignored": dict(sorted(self.ignored.items())),
+            "content_not_recorded": dict(sorted(self.not_recorded.items())),
+            "redactions": dict(sorted(self.redactions.items())),
+            "truncated_fields": self.truncated_fields,
+            "sessions": self.sessions,
+            "files": [f.__dict__ for f in self.files],
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+
+def normalize_ts(value: Any) -> str | None:
+    """ISO 8601 UTC with microseconds and ``Z`` (like ``now_iso``); None when not a time.
+
+    Accepts ISO strings (``Z``, offsets, or naive = UTC) and epoch seconds or milliseconds.
+    """
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, int | float):
+            secs = value / 1000 if abs(value) > 1e11 else value
+            dt = datetime.fromtimestamp(secs, tz=UTC)
+        elif isinstance(value, str) and value.strip():
+            dt = datetime.fromisoformat(value.strip())
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=UTC)
+        else:
+            return None
+        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+# ---- the report and the writer: every importer ---------------------------------------------
+
+
+class ImportRun:
+    """One import into ``home``: its configuration, scrubber, writer and report."""
+
+    def __init__(
+        self, harness: str, source: str, home: str | None = None, task: str | None = None
+    ) -> None:
+        self.harness = harness
+        self.source = source
+        self.home = ensure_home(home or trail_home())
+        capture = load_config(self.home)["capture"]
+        self.limit = int(capture["max_field_chars"])
+        self.max_line = int(capture["max_payload_bytes"])
+        self.scrubber = load_scrubber(self.home, bulk=True)  # not the hook: may use pyahocorasick
+        self.writer = TraceWriter(self.home, harness, self.scrubber)
+        self.report = ImportReport(task=task, harness=harness, source=source)
+        self.received_at = now_iso()
+        self._seen_ids: set[tuple[str, str]] = set()  # (session, id) produced by this run
+
+    def write(
+        self, path: str, summary: FileSummary, events: Iterable[tuple[int, dict[str, Any]]]
+    ) -> None:
+        """Finish and append ``(line number, event)`` pairs of one file, each id once."""
+        by_session: dict[str, list[dict[str, Any]]] = {}
+        for number, ev in events:
+            sid = ev["session_id"]
+            key = (sid, ev["id"])
+            summary.events += 1
+            if key in self._seen_ids:
+                summary.duplicates += 1
+                continue
+            self._seen_ids.add(key)
+            if self.writer.known(sid, ev["id"]):
+                summary.already_present += 1
+                continue
+            try:
+                clean = finish(ev, self.scrubber, self.limit)
+            except Exception as exc:  # fail closed: nothing of this event is written
+                self.report.errors.append(
+                    {
+                        "file": path,
+                        "error": f"line {number}: scrubbing failed "
+                        f"({type(exc).__name__}); event not written",
+                    }
+                )
+                continue
+            for rule, n in clean.get("redactions", {}).items():
+                self.report.redactions[rule] = self.report.redactions.get(rule, 0) + n
+            self.report.truncated_fields += len(clean.get("truncated", {}))
+            by_session.setdefault(sid, []).append(clean)
+        for sid, batch in by_session.items():
+            summary.written += self.writer.append(sid, batch)
+
+    def finish(self) -> ImportReport:
+        """The report, with one row per session written to."""
+        self.report.sessions = [
+            {
+                "session_id": sink.session_id,
+                "key": f"{self.harness}/{sink.key}",
+                "trace": sink.path,
+                "events_written": sink.written,
+            }
+            for sink in self.writer.sinks.values()
+        ]
+        return self.report
+
+
+# ---- JSON lines ----------------------------------------------------------------------------
+
+
+def expand_paths(paths: Iterable[str], suffix: str = ".jsonl") -> list[str]:
+    """Files as given, folders searched recursively (sorted) for names ending in ``suffix``;
+    each file once, in order. Raises TrailError for a path that does not exist."""
+    found: dict[str, None] = {}
+    for given in paths:
+        if os.path.isdir(given):
+            for root, dirs, files in os.walk(given):
+                dirs.sort()
+                for name in sorted(files):
+                    if name.endswith(suffix):
+                        found.setdefault(os.path.join(root, name))
+        elif os.path.exists(given):
+            found.setdefault(given)
+        else:
+            raise TrailError(f"{given}: no such file or directory")
+    return list(found)
+
+
+def read_lines(path: str, limit: int) -> Iterator[tuple[int, bytes | None, int, bool]]:
+    """Yield ``(line number, bytes or None when over limit, size, is last line)``; a line
+    over ``limit`` is skipped in 1 MiB steps, never held whole. Raises AdapterError."""
+    try:
+        with open(path, "rb") as fh:
+            prev: tuple[int, bytes | None, int] | None = None
+            number = 0
+            while True:
+                chunk = fh.readline(limit + 1)
+                if not chunk:
+                    break
+                number += 1
+                item: tuple[int, bytes | None, int]
+                if len(chunk) > limit and not chunk.endswith(b"\n"):
+                    size = len(chunk)
+                    while True:  # skip the rest of the oversize line without holding it
+                        more = fh.readline(1 << 20)
+                        size += len(more)
+                        if not more or more.endswith(b"\n"):
+                            break
+                    item = (number, None, size)
+                else:
+                    item = (number, chunk, len(chunk))
+                if prev is not None:
+                    yield (*prev, False)
+                prev = item
+            if prev is not None:
+                yield (*prev, True)
+    except OSError as exc:
+        raise AdapterError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+_JSON_TYPES = {
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    list: "an array",
+    type(None): "null",
+}
+
+
+def json_line(
+    data: bytes | None, size: int, is_last: bool, max_line: int, type_key: str | None = "type"
+) -> tuple[dict[str, Any] | None, str | None]:
+    """The gate every JSON line passes: ``(object, None)`` to record, ``(None, reason)`` to
+    skip, ``(None, None)`` for a blank line (nothing to say).
+
+    ``data`` is None for a line over ``max_line`` bytes (``read_lines``). With ``type_key``,
+    the object must have that field, a non-empty string naming the line's type.
+    """
+    if data is None:
+        return None, (
+            f"line of {size} bytes exceeds capture.max_payload_bytes ({max_line}); not parsed"
+        )
+    if not data.strip():
+        return None, None  # a blank line holds nothing
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"invalid UTF-8 at byte {exc.start} of the line; not parsed"
+    try:
+        # Strict: NaN/Infinity, overflowing floats and integers past 64 bits come back as
+        # their text, so every line can be written back as strict JSON (docs/events.md).
+        obj, _ = fastjson.loads_strict(text)
+    except RecursionError:
+        return None, "nested too deeply to parse; not recorded"
+    except ValueError as exc:
+        if is_last:
+            return None, (
+                f"truncated last line (incomplete JSON: {exc}); the file may still be being written"
+            )
+        return None, f"malformed JSON: {exc}"
+    if not isinstance(obj, dict):
+        kind = _JSON_TYPES.get(type(obj), type(obj).__name__)
+        return None, f"JSON value is {kind}, not an object"
+    if type_key is not None:
+        if type_key not in obj:
+            return None, f'object has no "{type_key}" field'
+        line_type = obj[type_key]
+        if not isinstance(line_type, str) or not line_type:
+            return None, f'"{type_key}" is {json.dumps(line_type)[:40]}, not a line type name'
+    return obj, None
+
+
+class FileWalk:
+    """The walk through one file: ``feed`` turns each gated object into ``(line, event)``
+    pairs in ``events``; ``close`` runs after the last line. ``quiet`` walks (a file read only
+    for context) record no skipped lines in the report."""
+
+    def __init__(self, run: ImportRun, path: str, quiet: bool = False) -> None:
+        self.run = run
+        self.path = path
+        self.quiet = quiet
+        self.summary = FileSummary(path)
+        self.events: list[tuple[int, dict[str, Any]]] = []
+
+    def skip(self, number: int, reason: str) -> None:
+        self.summary.skipped += 1
+        if not self.quiet:
+            self.run.report.skipped.append(SkippedLine(self.path, number, reason))
+
+    def feed(self, number: int, obj: dict[str, Any], data: bytes) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """After the last line (pending state becomes events, or waits for a later import)."""
+
+
+class LineImporter(ImportRun):
+    """An importer of JSON-lines files: ``find_files``, then per file a ``FileWalk``."""
+
+    HARNESS: ClassVar[str]
+    SOURCE: ClassVar[str]
+    TYPE_KEY: ClassVar[str | None] = "type"  # the field every line must name its type in
+
+    def __init__(self, home: str | None = None, task: str | None = None) -> None:
+        super().__init__(self.HARNESS, self.SOURCE, home, task)
+
+    def find_files(self, paths: Iterable[str]) -> list[str]:
+        return expand_paths(paths)
+
+    def new_walk(self, path: str) -> FileWalk:
+        raise NotImplementedError
+
+    def run(self, paths: Iterable[str]) -> ImportReport:
+        for path in self.find_files(paths):
+            try:
+                self.import_file(path)
+            except AdapterError as exc:
+                self.report.errors.append({"file": path, "error": str(exc)})
+        return self.finish()
+
+    def import_file(self, path: str) -> FileSummary:
+        """Import one file (raises AdapterError when it cannot be read)."""
+        walk = self.walk(path, self.new_walk(path))
+        self.report.files.append(walk.summary)
+        self.write(walk.path, walk.summary, walk.events)
+        return walk.summary
+
+    def walk(self, path: str, walk: FileWalk) -> FileWalk:
+        """Read ``path`` line by line through the gate into ``walk``, then close it."""
+        for number, data, size, is_last in read_lines(path, self.max_line):
+            walk.summary.lines += 1
+            obj, reason = json_line(data, size, is_last, self.max_line, self.TYPE_KEY)
+            if reason is not None:
+                walk.skip(number, reason)
+            elif obj is not None and data is not None:
+                walk.feed(number, obj, data)
+        walk.close()
+        return walk

@@ -16,20 +16,22 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
-from trace_ingest.config import load_config
-from trace_ingest.errors import AdapterError, TrailError
-from trace_ingest.events import event_id, new_event, now_iso
+from trace_ingest.errors import AdapterError
+from trace_ingest.events import event_id, new_event
 from trace_ingest.harnesses.claude_code import DESCRIPTOR
-from trace_ingest.importers._pipeline import TraceWriter, finish
-from trace_ingest.paths import ensure_home, trail_home
-from trace_ingest.scrub import load_scrubber
+from trace_ingest.importers._pipeline import (
+    FileSummary,
+    FileWalk,
+    ImportReport,
+    LineImporter,
+    expand_paths,
+    normalize_ts,
+)
 from trace_ingest.tools import (
     STATUS_OK,
     classify_user_text,
@@ -60,104 +62,7 @@ _CONSUMED = frozenset(
     {"type", "message", "sessionId", "session_id", "timestamp", "cwd", "agentId", "toolUseResult"}
 )
 _ERROR_SUBTYPES = frozenset({"api_error", "error", "api_refusal", "model_refusal_fallback"})
-_JSON_TYPES = {
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "a boolean",
-    list: "an array",
-    type(None): "null",
-}
 _MAIN = "\x00main"  # pending-stop key of the main agent (agent ids never contain NUL)
-
-
-@dataclass
-class SkippedLine:
-    file: str
-    line: int
-    reason: str
-
-
-@dataclass
-class FileSummary:
-    file: str
-    lines: int = 0
-    events: int = 0
-    written: int = 0
-    already_present: int = 0
-    duplicates: int = 0
-    skipped: int = 0
-
-
-@dataclass
-class ImportReport:
-    """What one import did: read, wrote, found already present, skipped (with reasons)."""
-
-    task: str | None = None
-    files: list[FileSummary] = field(default_factory=list)
-    skipped: list[SkippedLine] = field(default_factory=list)
-    ignored: dict[str, int] = field(default_factory=dict)
-    not_recorded: dict[str, int] = field(default_factory=dict)
-    errors: list[dict[str, str]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    redactions: dict[str, int] = field(default_factory=dict)
-    truncated_fields: int = 0
-    sessions: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def events_written(self) -> int:
-        return sum(f.written for f in self.files)
-
-    @property
-    def events_already_present(self) -> int:
-        return sum(f.already_present for f in self.files)
-
-    @property
-    def duplicates_in_input(self) -> int:
-        return sum(f.duplicates for f in self.files)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "harness": HARNESS,
-            "source": SOURCE,
-            "task": self.task,
-            "files_read": len(self.files),
-            "events_written": self.events_written,
-            "events_already_present": self.events_already_present,
-            "duplicates_in_input": self.duplicates_in_input,
-            "lines_skipped": len(self.skipped),
-            "skipped": [s.__dict__ for s in self.skipped],
-            "lines_ignored": dict(sorted(self.ignored.items())),
-            "content_not_recorded": dict(sorted(self.not_recorded.items())),
-            "redactions": dict(sorted(self.redactions.items())),
-            "truncated_fields": self.truncated_fields,
-            "sessions": self.sessions,
-            "files": [f.__dict__ for f in self.files],
-            "errors": self.errors,
-            "warnings": self.warnings,
-        }
-
-
-def normalize_ts(value: Any) -> str | None:
-    """ISO 8601 UTC with microseconds and ``Z`` (like ``now_iso``); None when not a time.
-
-    Accepts ISO strings (``Z``, offsets, or naive = UTC) and epoch seconds or milliseconds.
-    """
-    if isinstance(value, bool):
-        return None
-    try:
-        if isinstance(value, int | float):
-            secs = value / 1000 if abs(value) > 1e11 else value
-            dt = datetime.fromtimestamp(secs, tz=UTC)
-        elif isinstance(value, str) and value.strip():
-            dt = datetime.fromisoformat(value.strip())
-            if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=UTC)
-        else:
-            return None
-        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    except (ValueError, OverflowError, OSError):
-        return None
 
 
 def find_transcripts(paths: Iterable[str]) -> list[str]:
@@ -166,19 +71,7 @@ def find_transcripts(paths: Iterable[str]) -> list[str]:
     Each session's main file comes before agent files, so subagent events find their parent's
     tool names already known. Raises TrailError for a path that does not exist.
     """
-    found: dict[str, None] = {}
-    for given in paths:
-        if os.path.isdir(given):
-            for root, dirs, files in os.walk(given):
-                dirs.sort()
-                for name in sorted(files):
-                    if name.endswith(".jsonl"):
-                        found.setdefault(os.path.join(root, name))
-        elif os.path.exists(given):
-            found.setdefault(given)
-        else:
-            raise TrailError(f"{given}: no such file or directory")
-    return sorted(found, key=lambda p: (_agent_file_id(p) is not None, p))
+    return sorted(expand_paths(paths), key=lambda p: (_agent_file_id(p) is not None, p))
 
 
 def _agent_file_id(path: str) -> str | None:
@@ -208,37 +101,6 @@ def _first_session_id(path: str, head_bytes: int = 1 << 20) -> str | None:
     except OSError:
         return None  # reported when the file is read
     return match.group(1).decode("utf-8", "replace") if match else None
-
-
-def _read_lines(path: str, limit: int) -> Iterator[tuple[int, bytes | None, int, bool]]:
-    """Yield ``(line number, bytes or None when over limit, size, is last line)``."""
-    try:
-        with open(path, "rb") as fh:
-            prev: tuple[int, bytes | None, int] | None = None
-            number = 0
-            while True:
-                chunk = fh.readline(limit + 1)
-                if not chunk:
-                    break
-                number += 1
-                item: tuple[int, bytes | None, int]
-                if len(chunk) > limit and not chunk.endswith(b"\n"):
-                    size = len(chunk)
-                    while True:  # skip the rest of the oversize line without holding it
-                        more = fh.readline(1 << 20)
-                        size += len(more)
-                        if not more or more.endswith(b"\n"):
-                            break
-                    item = (number, None, size)
-                else:
-                    item = (number, chunk, len(chunk))
-                if prev is not None:
-                    yield (*prev, False)
-                prev = item
-            if prev is not None:
-                yield (*prev, True)
-    except OSError as exc:
-        raise AdapterError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
 def _str(value: Any) -> str | None:
@@ -352,58 +214,34 @@ _TASK_TOOLS = frozenset({"Task", "Agent"})
 _TURN_CLOSERS = frozenset({"turn_duration", "stop_hook_summary"})
 
 
-class ClaudeTranscriptImporter:
+class ClaudeTranscriptImporter(LineImporter):
     """Imports transcript files into ``$TRAIL_HOME``; one instance per ``trail import`` run."""
 
+    HARNESS = HARNESS
+    SOURCE = SOURCE
+
     def __init__(self, home: str | None = None, task: str | None = None) -> None:
-        self.home = ensure_home(home or trail_home())
-        capture = load_config(self.home)["capture"]
-        self.limit = int(capture["max_field_chars"])
-        self.max_line = int(capture["max_payload_bytes"])
-        self.scrubber = load_scrubber(self.home, bulk=True)  # not the hook: may use pyahocorasick
-        self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
-        self.report = ImportReport(task=task)
-        self.received_at = now_iso()
+        super().__init__(home, task)
         self._calls: dict[tuple[str, str], _Call] = {}  # (session, call id) -> call
         self._links: dict[tuple[str, str], _Link] = {}  # (session, agent id) -> link
-        self._seen_ids: set[tuple[str, str]] = set()  # (session, id) produced by this run
         self._uuid_digest: dict[tuple[str, str], str] = {}  # (session, uuid) -> first line
         self._read: set[str] = set()  # files already walked (imported or scanned for links)
 
-    def run(self, paths: Iterable[str]) -> ImportReport:
-        for path in find_transcripts(paths):
-            try:
-                self.import_file(path)
-            except AdapterError as exc:
-                self.report.errors.append({"file": path, "error": str(exc)})
-        self.report.sessions = [
-            {
-                "session_id": sink.session_id,
-                "key": f"{HARNESS}/{sink.key}",
-                "trace": sink.path,
-                "events_written": sink.written,
-            }
-            for sink in self.writer.sinks.values()
-        ]
-        return self.report
+    def find_files(self, paths: Iterable[str]) -> list[str]:
+        return find_transcripts(paths)
+
+    def new_walk(self, path: str) -> _FileState:
+        return _FileState(self, path)
 
     def import_file(self, path: str) -> FileSummary:
         """Import one transcript file (raises AdapterError when it cannot be read)."""
         if _agent_file_id(path) is not None:
             self._scan_parent(path)
-        state = self._walk(path)
-        self.report.files.append(state.summary)
-        self._write(state)
-        return state.summary
+        return super().import_file(path)
 
-    def _walk(self, path: str, scan_only: bool = False) -> _FileState:
+    def walk(self, path: str, walk: FileWalk) -> FileWalk:
         self._read.add(os.path.abspath(path))
-        state = _FileState(self, path, scan_only)
-        for number, data, size, is_last in _read_lines(path, self.max_line):
-            state.summary.lines += 1
-            state.feed(number, data, size, is_last)
-        state.close()
-        return state
+        return super().walk(path, walk)
 
     def _scan_parent(self, path: str) -> None:
         """Read the parent session's file, unwritten, for the calls that launched subagents:
@@ -412,41 +250,9 @@ class ClaudeTranscriptImporter:
         if parent is None or os.path.abspath(parent) in self._read:
             return
         try:
-            self._walk(parent, scan_only=True)
+            self.walk(parent, _FileState(self, parent, scan_only=True))
         except AdapterError:
             return  # the agent file is still imported, unlinked
-
-    def _write(self, state: _FileState) -> None:
-        summary = state.summary
-        by_session: dict[str, list[dict[str, Any]]] = {}
-        for number, ev in state.events:
-            sid = ev["session_id"]
-            key = (sid, ev["id"])
-            summary.events += 1
-            if key in self._seen_ids:
-                summary.duplicates += 1
-                continue
-            self._seen_ids.add(key)
-            if self.writer.known(sid, ev["id"]):
-                summary.already_present += 1
-                continue
-            try:
-                clean = finish(ev, self.scrubber, self.limit)
-            except Exception as exc:  # fail closed: nothing of this event is written
-                self.report.errors.append(
-                    {
-                        "file": state.path,
-                        "error": f"line {number}: scrubbing failed "
-                        f"({type(exc).__name__}); event not written",
-                    }
-                )
-                continue
-            for rule, n in clean.get("redactions", {}).items():
-                self.report.redactions[rule] = self.report.redactions.get(rule, 0) + n
-            self.report.truncated_fields += len(clean.get("truncated", {}))
-            by_session.setdefault(sid, []).append(clean)
-        for sid, events in by_session.items():
-            summary.written += self.writer.append(sid, events)
 
 
 def _parent_file(path: str) -> str | None:
@@ -485,21 +291,20 @@ def _agent_id_in_text(text: str | None) -> str | None:
     return word.strip(" ,.;()") or None
 
 
-class _FileState:
+class _FileState(FileWalk):
     """The walk through one file: builds events line by line."""
 
+    run: ClaudeTranscriptImporter
+
     def __init__(self, run: ClaudeTranscriptImporter, path: str, scan_only: bool = False) -> None:
-        self.run = run
-        self.path = path
+        super().__init__(run, path, quiet=scan_only)
         self.scan_only = scan_only
         self.name = os.path.basename(path)
-        self.summary = FileSummary(path)
         self.file_agent = _agent_file_id(path)
         self.meta = self._meta() if self.file_agent else {}
         # Lines without a sessionId belong to the session of the lines around them.
         self.folder_session = _fallback_session(path)
         self.session = _first_session_id(path) or self.folder_session
-        self.events: list[tuple[int, dict[str, Any]]] = []
         self.lanes: dict[tuple[str, str], _Lane] = {}  # (session, agent id or _MAIN) -> lane
         self.uuid_lane: dict[str, _Lane] = {}
         self.uuid_prompt: dict[str, str] = {}
@@ -513,54 +318,9 @@ class _FileState:
 
     # ---- lines ----------------------------------------------------------------------------
 
-    def skip(self, number: int, reason: str) -> None:
-        self.summary.skipped += 1
-        if not self.scan_only:
-            self.run.report.skipped.append(SkippedLine(self.path, number, reason))
-
-    def feed(self, number: int, data: bytes | None, size: int, is_last: bool) -> None:
-        if data is None:
-            self.skip(
-                number,
-                f"line of {size} bytes exceeds capture.max_payload_bytes "
-                f"({self.run.max_line}); not parsed",
-            )
-            return
-        if not data.strip():
-            return  # a blank line holds nothing
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            self.skip(number, f"invalid UTF-8 at byte {exc.start} of the line; not parsed")
-            return
-        try:
-            # Strict: NaN/Infinity, overflowing floats and integers past 64 bits come back as
-            # their text, so every line can be written back as strict JSON (docs/events.md).
-            obj, _ = fastjson.loads_strict(text)
-        except RecursionError:
-            self.skip(number, "nested too deeply to parse; not recorded")
-            return
-        except ValueError as exc:
-            if is_last:
-                self.skip(
-                    number,
-                    f"truncated last line (incomplete JSON: {exc}); the file may still be "
-                    "being written",
-                )
-            else:
-                self.skip(number, f"malformed JSON: {exc}")
-            return
-        if not isinstance(obj, dict):
-            kind = _JSON_TYPES.get(type(obj), type(obj).__name__)
-            self.skip(number, f"JSON value is {kind}, not an object")
-            return
-        line_type = obj.get("type")
-        if "type" not in obj:
-            self.skip(number, 'object has no "type" field')
-            return
-        if not isinstance(line_type, str) or not line_type:
-            self.skip(number, f'"type" is {json.dumps(line_type)[:40]}, not a line type name')
-            return
+    def feed(self, number: int, obj: dict[str, Any], data: bytes) -> None:
+        """One line that passed the gate (``_pipeline.json_line``: an object naming its type)."""
+        line_type: str = obj["type"]
         if line_type in IGNORED_TYPES:
             if not self.scan_only:
                 self.run.report.ignored[line_type] = self.run.report.ignored.get(line_type, 0) + 1
