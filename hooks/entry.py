@@ -108,7 +108,9 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
     from trace_ingest.config import DEFAULTS, check_config
 
     try:
-        config, problems = check_config(home)
+        # The scrub section is validated once, by load_scrubber in _write (check_config's
+        # whole-section checks would parse its rules a second time on every call).
+        config, problems = check_config(home, sections=False)
     except Exception as exc:
         config, problems = DEFAULTS, [f"{exc}; using the defaults"]
     for problem in problems:

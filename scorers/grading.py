@@ -35,11 +35,11 @@ WINDOW_MARGIN_S = 5.0
 
 
 def eval_settings(home: str) -> dict[str, Any]:
-    """The ``eval`` section of config.json (min_coverage and friends)."""
-    section = load_config(home).get("eval") or {}
+    """The ``eval`` section of config.json, validated, with its defaults (trace_ingest.config)."""
+    section = load_config(home)["eval"]
     return {
-        "min_coverage": float(section.get("min_coverage", 0.5)),
-        "idle_gap_seconds": float(section.get("idle_gap_seconds", DEFAULT_IDLE_GAP_SECONDS)),
+        "min_coverage": float(section["min_coverage"]),
+        "idle_gap_seconds": float(section["idle_gap_seconds"]),
     }
 
 

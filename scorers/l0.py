@@ -44,9 +44,10 @@ from scorers.sources import SourceAgreement, compare_sources
 from scorers.steps import RESULT_KINDS, Pairing, Step
 from telemetry.canonical import sources_of
 from telemetry.lifecycle import to_epoch
+from trace_ingest.config import DEFAULTS
 
 LEVEL = "L0"
-DEFAULT_IDLE_GAP_SECONDS = 300.0
+DEFAULT_IDLE_GAP_SECONDS = float(DEFAULTS["eval"]["idle_gap_seconds"])  # config's one default
 
 
 @dataclass

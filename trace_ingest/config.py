@@ -1,7 +1,18 @@
-"""User configuration: ``$TRAIL_HOME/config.json`` (optional).
+"""User configuration: ``$TRAIL_HOME/config.json`` (optional). The one reader and validator.
 
 Hot-path safe: standard library only. JSON rather than TOML because the hook reads it on every
 call and ``tomllib`` costs more to import than the whole scrubber (see docs/configuration.md).
+
+Every section is validated here, with one policy: a value that is not what it must be is
+reported (``check_config``'s problem list, which the hook logs and ``trail doctor`` shows) and
+replaced by its default, so a typo degrades one setting, never capture as a whole. Every
+default lives in ``DEFAULTS``.
+
+- A setting is a ``DEFAULTS`` entry plus a ``_RULES`` entry ``(section, key) -> (check, what it
+  must be)``. A new section (``serve``: port; ``otel``: endpoint) is new entries in those two
+  tables, nothing else, as ``judge``'s are.
+- A section validated as a whole is a ``_SECTIONS`` entry (``scrub``: its rules are parsed by
+  ``trace_ingest.scrub.parse_config``; an invalid section falls back to the built-in rules).
 """
 
 from __future__ import annotations
@@ -25,7 +36,8 @@ DEFAULTS: dict[str, Any] = {
     },
     "lifecycle": {"idle_minutes": 30},
     "scrub": {"extra_patterns": [], "allow": [], "pii": False},
-    "eval": {"min_coverage": 0.5},
+    # idle_gap_seconds: a pause longer than this between two events is an L0 idle gap.
+    "eval": {"min_coverage": 0.5, "idle_gap_seconds": 300.0},
     # L2's judge (scorers.judge): no model by default, so nothing calls a provider unasked.
     "judge": {"max_input_tokens": 32_000, "max_field_chars": 4_000, "min_balanced_accuracy": 0.8},
 }
@@ -123,6 +135,43 @@ def read_config_text(path: str) -> str:
     return data.decode("utf-8-sig")
 
 
+def _check_scrub(section: Any) -> str | None:
+    """Why the ``scrub`` section cannot be used (None: it can)."""
+    from trace_ingest.scrub import parse_config
+
+    try:
+        parse_config(section)
+    except ConfigError as exc:
+        return f"{exc}; scrubbing with the built-in rules only"
+    return None
+
+
+# section -> check of the whole section: (why it cannot be used) or None. On a problem the
+# section falls back to its defaults.
+_SECTIONS: dict[str, Any] = {"scrub": _check_scrub}
+
+
+def read_user_config(home: str) -> dict[str, Any]:
+    """The user's ``config.json`` as written ({} when there is none), without defaults or
+    validation. Raises ConfigError when the file cannot be read or is not a JSON object."""
+    path = config_path(home)
+    try:
+        user = fastjson.loads(read_config_text(path))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    if not isinstance(user, dict):
+        raise ConfigError(f"{path}: the top level must be an object")
+    return user
+
+
+def user_section(home: str, section: str) -> Any:
+    """One section of the user's ``config.json`` as written (None when absent): for a reader
+    that validates it itself and must refuse, not fall back (``trail scrub``, importers)."""
+    return read_user_config(home).get(section)
+
+
 def load_config(home: str) -> dict[str, Any]:
     """Defaults overlaid with ``config.json`` (bad values replaced by their defaults).
 
@@ -132,19 +181,19 @@ def load_config(home: str) -> dict[str, Any]:
     return check_config(home)[0]
 
 
-def check_config(home: str) -> tuple[dict[str, Any], list[str]]:
+def check_config(home: str, sections: bool = True) -> tuple[dict[str, Any], list[str]]:
     """``(config, problems)``: every value that is not what it must be is reported and
-    replaced by its default, so a typo degrades one setting, never capture as a whole."""
+    replaced by its default, so a typo degrades one setting, never capture as a whole.
+
+    ``sections=False`` skips the whole-section checks (``_SECTIONS``): the hook passes the
+    ``scrub`` section straight to ``scrub.load_scrubber``, which parses it exactly once and
+    logs the same problem, so the hot path does not parse the rules twice.
+    """
     merged = {section: dict(values) for section, values in DEFAULTS.items()}
     path = config_path(home)
     if not os.path.exists(path):
         return merged, []
-    try:
-        user = fastjson.loads(read_config_text(path))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
-    if not isinstance(user, dict):
-        raise ConfigError(f"{path}: the top level must be an object")
+    user = read_user_config(home)
     problems = []
     for section, values in user.items():
         if not isinstance(values, dict):
@@ -158,4 +207,10 @@ def check_config(home: str) -> tuple[dict[str, Any], list[str]]:
             merged[section][key] = DEFAULTS[section].get(key)
             if merged[section][key] is None:
                 del merged[section][key]
+    for section, check in _SECTIONS.items() if sections else ():
+        if section in user and isinstance(user[section], dict):
+            why = check(user[section])
+            if why is not None:
+                problems.append(why)
+                merged[section] = dict(DEFAULTS.get(section, {}))
     return merged, problems

@@ -566,23 +566,6 @@ def parse_config(section: Any) -> tuple[list[Rule], frozenset[str], tuple[str, .
     return extra, frozenset(allow), pii
 
 
-def read_scrub_section(home: str) -> Any:
-    """The raw ``scrub`` section of ``home/config.json`` (None when absent)."""
-    from trace_ingest.config import read_config_text
-    from trace_ingest.paths import config_path
-
-    path = config_path(home)
-    try:
-        data = fastjson.loads(read_config_text(path))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be an object")
-    return data.get("scrub")
-
-
 _UNREAD = object()
 
 
@@ -599,7 +582,9 @@ def load_scrubber(home: str, section: Any = _UNREAD, *, bulk: bool = False) -> S
     the hook path, which stays standard-library only.
     """
     if section is _UNREAD:
-        section = read_scrub_section(home)
+        from trace_ingest.config import user_section  # the one reader of config.json
+
+        section = user_section(home, "scrub")
     extra, allow, pii = parse_config(section)
     return Scrubber(home, extra, allow, pii, bulk=bulk)
 

@@ -316,6 +316,10 @@ def test_invalid_scrub_config_still_scrubs_with_builtin_rules(trail_home: Path) 
     [ev] = read_trace_lines(trail_home)
     assert token not in json.dumps(ev) and ev["redactions"] == {"github-token": 1}
     assert any(e["stage"] == "config" for e in errors(trail_home))
+    # doctor reads the same validation: the config is not "ok" while its scrub section is broken
+    doc = subprocess.run([TRAIL, "doctor", "--json"], capture_output=True, text=True)
+    check = next(c for c in json.loads(doc.stdout)["checks"] if c["name"] == "config")
+    assert check["status"] == "FAIL" and "extra_patterns" in check["detail"]
 
 
 def gh_token(seed: str) -> str:
