@@ -22,6 +22,7 @@ Payloads carry no timestamp: events are stamped on receipt.
 from __future__ import annotations
 
 from trace_ingest.events import new_event
+from trace_ingest.harnesses.vibe import EVENTS as EVENT_KINDS
 from trace_ingest.tools import STATUS_OK
 from trace_ingest.vibe_tools import canonical_tool, shell_exit_code, tool_path
 
@@ -33,15 +34,7 @@ if TYPE_CHECKING:
 
 HARNESS = "vibe"
 
-EVENT_KINDS: dict[str, str] = {
-    "pre_tool": "tool_call",
-    "post_tool": "tool_result",
-    "post_agent": "agent_stop",
-    # Vibe 2.9-2.18 (harnesses.md §3.2): rejected by 3.x's loader, still sent by 2.x installs.
-    "before_tool": "tool_call",
-    "after_tool": "tool_result",
-    "post_agent_turn": "agent_stop",
-}
+# Vibe 2.9-2.18 (harnesses.md §3.2): rejected by 3.x's loader, still sent by 2.x installs.
 LEGACY_EVENTS = frozenset({"before_tool", "after_tool", "post_agent_turn"})
 
 # tool_status -> trail status (docs/events.md): a cancelled call did not run to its end.

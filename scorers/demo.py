@@ -10,6 +10,7 @@ import time
 import click
 
 from scorers.api import grade_session
+from scorers.demo_data import harness_sessions
 from scorers.demo_data import sessions as demo_sessions
 from telemetry import queries
 from telemetry.render import describe, short_time, table
@@ -39,8 +40,9 @@ def demo() -> None:
 
     Three Claude Code sessions written for trail (a clean one, one with failures and retries,
     one with a subagent) are sent to `trail hook claude-code` one payload per process, exactly
-    as Claude Code sends them; then the traces are synced into SQLite, shown, and graded at
-    L0 + L1 (grades go to GRADES.jsonl). Data goes to $TRAIL_HOME (`make demo` uses
+    as Claude Code sends them, and one Mistral Vibe session captured from the real Vibe 3.0.1
+    to `trail hook vibe`; then the traces are synced into SQLite, shown, and graded at L0 + L1
+    (grades go to GRADES.jsonl). Data goes to $TRAIL_HOME (`make demo` uses
     ./.demo-home).
     """
     home = trail_home()
@@ -51,9 +53,10 @@ def demo() -> None:
     if env_off:
         raise click.ClickException("TRAIL_DISABLE=1 is set: the demo would record nothing")
     recorded = []
-    for name, payloads in demo_sessions(stamp):
+    sessions = [(name, "claude-code", p) for name, p in demo_sessions(stamp)]
+    for name, harness, payloads in [*sessions, *harness_sessions(stamp)]:
         started = time.perf_counter()
-        feed(payloads, executable)
+        feed(payloads, executable, harness)
         ms = (time.perf_counter() - started) * 1000 / len(payloads)
         click.echo(f"recorded {name:<9} {len(payloads):>3} hook calls, {ms:.0f} ms per call")
         recorded.append(payloads[0]["session_id"])

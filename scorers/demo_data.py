@@ -257,3 +257,25 @@ def sessions(stamp: str, seed: int = 7) -> list[tuple[str, list[Payload]]]:
         ("failures", failing_session(f"demo-failures-{stamp}", rng)),
         ("subagent", subagent_session(f"demo-subagent-{stamp}")),
     ]
+
+
+# ---- sessions of the other harnesses -------------------------------------------------------
+
+
+def vibe_session(session_id: str) -> list[Payload]:
+    """A Mistral Vibe 3.0.1 session: the payloads the real harness sent (a read, a shell command
+    that exits 2 and that Vibe reports as a success, a read of a missing file, the turn's end),
+    captured from the real program (``scorers/data/vibe-3.0.1-hooks.json``), under a new id."""
+    import json
+    from importlib import resources
+
+    captured = json.loads(
+        resources.files("scorers.data").joinpath("vibe-3.0.1-hooks.json").read_text()
+    )["payloads"]
+    old = str(captured[0]["session_id"])
+    return [json.loads(json.dumps(p).replace(old, session_id)) for p in captured]
+
+
+def harness_sessions(stamp: str) -> list[tuple[str, str, list[Payload]]]:
+    """The demo sessions of harnesses other than Claude Code, as ``(name, harness, payloads)``."""
+    return [("vibe", "vibe", vibe_session(f"demo-vibe-{stamp}"))]

@@ -95,6 +95,9 @@ def _check_harness(descriptor: Harness, project_dir: str, report: Report) -> Non
                 warn=worst == "warn",
             )
         )
+        problem = descriptor.registration_problem(scope, project_dir)
+        if problem:
+            report.checks.append(Check(f"{harness}: {scope} hook loads", False, problem, warn=True))
     if not found:
         report.checks.append(
             Check(
@@ -103,6 +106,17 @@ def _check_harness(descriptor: Harness, project_dir: str, report: Report) -> Non
                 f"not registered (run `trail install --harness {harness}`)",
             )
         )
+
+
+def _not_registered_elsewhere(report: Report) -> None:
+    """A harness trail is not registered with is worth saying, and a failure only when trail
+    is registered with no harness at all: someone using Claude Code alone has no Vibe to
+    register with."""
+    found = any(c.name.endswith(" hook") and not c.name.endswith(": hook") for c in report.checks)
+    if found:
+        for check in report.checks:
+            if check.applies and check.detail.startswith("not registered"):
+                check.warn = True
 
 
 def own_entry_points() -> set[str]:
@@ -284,6 +298,7 @@ def doctor(project_dir: str | None, as_json: bool) -> None:
     report = Report()
     for descriptor in descriptors():
         _check_harness(descriptor, project_dir or os.getcwd(), report)
+    _not_registered_elsewhere(report)
     _check_config(home, report)
     _check_store(home, report)
     report.hook_errors = read_errors(home, 10)

@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 from telemetry.canonical import Canonical, canonical
 from telemetry.db import open_db, write_transaction
-from telemetry.reconcile import reconcile_closed
+from telemetry.reconcile import reconcile_closed, reconcile_vibe
 from telemetry.sync import SyncReport, sync
 from trace_ingest._blake import blake2b
 from trace_ingest.config import load_config
@@ -49,8 +49,11 @@ def open_synced(home: str | None = None, *, wait: bool = False) -> tuple[Databas
         sys.stderr.write(f"note: {BUSY_NOTE}\n")
     # Reading transcripts only appends to trace files (the DB is only read here); the sync
     # after it mirrors what they added. Skipped while another writer is busy: next time.
-    if not report.busy and reconcile_closed(db, home).events_written:
-        sync(db, home, idle, wait=wait)
+    if not report.busy:
+        written = reconcile_closed(db, home).events_written
+        written += reconcile_vibe(db, home).events_written
+        if written:
+            sync(db, home, idle, wait=wait)
     return db, report
 
 

@@ -203,3 +203,105 @@ def reconcile_closed(db: Database, home: str) -> ReconcileReport:
         with contextlib.suppress(OSError):
             _save_state(home, state)
     return report
+
+
+# ---- Mistral Vibe --------------------------------------------------------------------------
+
+VIBE = "vibe"
+
+
+def check_vibe_store(path: str, session_id: str) -> tuple[str | None, str | None]:
+    """``(fingerprint, None)`` when trail may read ``path`` as this Vibe session's store, else
+    ``(None, why not)``.
+
+    Vibe 3.x's hook ``transcript_path`` is the session's store folder
+    (``…/logs/session/unified/<session id>``, real-harnesses.md §1.3); 2.x's is the
+    ``messages.jsonl`` of its ``session_<time>_<short id>`` folder. The path is untrusted: a
+    folder (or file) of this user, never a symlink, named as Vibe names it. The fingerprint is
+    ``CURRENT``'s text (the generation and manifest digest Vibe replaces atomically on every
+    publication), or the 2.x file's size and mtime.
+    """
+    if not os.path.isabs(path):
+        return None, "store path is not absolute"
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None, "store not found"
+    except OSError as exc:
+        return None, f"cannot stat store: {exc.strerror}"
+    if stat.S_ISLNK(st.st_mode):
+        return None, "store path is a symbolic link"
+    if st.st_uid != os.getuid():
+        return None, "store is owned by another user"
+    if stat.S_ISREG(st.st_mode):
+        if os.path.basename(path) != "messages.jsonl":
+            return None, "file is not a 2.x messages.jsonl"
+        if st.st_size > MAX_TRANSCRIPT_BYTES:
+            return None, f"messages.jsonl is larger than {MAX_TRANSCRIPT_BYTES} bytes"
+        return f"legacy:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}", None
+    if not stat.S_ISDIR(st.st_mode):
+        return None, "store is neither a folder nor a file"
+    if os.path.basename(path) != session_id:
+        return None, "store folder is not named after the session id"
+    current = os.path.join(path, "CURRENT")
+    try:
+        cst = os.lstat(current)
+        if not stat.S_ISREG(cst.st_mode) or cst.st_size > 4096:
+            return None, "CURRENT is not a small regular file"
+        with open(current, "rb") as fh:
+            text = fh.read(4097).decode("utf-8", "replace")
+    except OSError:
+        return None, "store has no CURRENT (not a unified session store)"
+    return f"unified:{text.strip()}", None
+
+
+def reconcile_vibe(db: Database, home: str) -> ReconcileReport:
+    """Import the session store of every hooked Vibe session whose store changed since trail
+    last read it: hooks plus store make one session (docs/reconciliation.md).
+
+    Unlike Claude Code's transcripts this does not wait for the session to close: Vibe sends
+    no session end, and its store is published whole (``CURRENT`` replaced atomically), so
+    each read sees a consistent generation; a later one adds what is new (ids are stable).
+    """
+    from trace_ingest.importers.vibe_store import VibeImporter
+
+    report = ReconcileReport()
+    state = _load_state(home)
+    changed = False
+    rows = db.execute(
+        "SELECT key, session_id, event_count FROM sessions WHERE harness = ?", [VIBE]
+    ).fetchall()
+    for key, session_id, event_count in rows:
+        entry = state.get(key) if isinstance(state.get(key), dict) else None
+        path = entry.get("path") if entry else None
+        if not isinstance(path, str) or not path:
+            if entry is not None and entry.get("events") == event_count:
+                continue  # no hook event named a store, and nothing new arrived since
+            path = _transcript_path(db, key)
+        if path is None:
+            state[key] = {"path": None, "events": event_count}
+            changed = True
+            continue
+        fingerprint, why = check_vibe_store(path, str(session_id or ""))
+        outcome: dict[str, Any] = {"path": path, "events": event_count}
+        if fingerprint is None:
+            outcome["refused"] = why
+        elif entry is None or entry.get("read") != fingerprint:
+            target = os.path.dirname(path) if fingerprint.startswith("legacy:") else path
+            try:
+                report.events_written += int(VibeImporter(home).run([target]).events_written)
+                report.read.append(key)
+                outcome["read"] = fingerprint
+            except TrailError as exc:
+                outcome["refused"] = str(exc)
+        else:
+            continue
+        if "refused" in outcome and (entry or {}).get("refused") != outcome["refused"]:
+            report.refused.append({"key": key, "path": path, "reason": str(outcome["refused"])})
+        if outcome != entry:
+            state[key] = outcome
+            changed = True
+    if changed:
+        with contextlib.suppress(OSError):
+            _save_state(home, state)
+    return report

@@ -29,6 +29,26 @@ MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 def read_settings(path: str, fmt: str = "json") -> dict[str, Any]:
     """The settings object at ``path`` ({} when the file does not exist); ``fmt`` is the
     harness's ``settings_format`` (``json``, or ``toml`` for ``.vibe/hooks.toml``)."""
+    text = read_settings_text(path)
+    if not text and not os.path.exists(path):
+        return {}
+    try:
+        if fmt == "toml":
+            import tomllib  # cold: install and doctor only
+
+            data: Any = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise InstallError(f"cannot read {path}: {exc}; fix or move it, then retry") from exc
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object")
+    return data
+
+
+def read_settings_text(path: str) -> str:
+    """The text of the settings file at ``path`` ("" when it does not exist), read with the
+    bounds above; for a registrar that edits the file as text (Vibe's hooks.toml)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except FileNotFoundError:
@@ -36,7 +56,7 @@ def read_settings(path: str, fmt: str = "json") -> dict[str, Any]:
             raise InstallError(
                 f"{path} is a symlink to {os.readlink(path)!r}, which does not exist"
             ) from None
-        return {}
+        return ""
     except OSError as exc:
         raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
@@ -63,18 +83,9 @@ def read_settings(path: str, fmt: str = "json") -> dict[str, Any]:
     finally:
         os.close(fd)
     try:
-        text = b"".join(chunks).decode("utf-8")
-        if fmt == "toml":
-            import tomllib  # cold: install and doctor only
-
-            data: Any = tomllib.loads(text)
-        else:
-            data = json.loads(text)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InstallError(f"cannot read {path}: {exc}; fix or move it, then retry") from exc
-    if not isinstance(data, dict):
-        raise InstallError(f"{path} does not hold a JSON object")
-    return data
 
 
 def own_command(executable: str, harness: str) -> str:

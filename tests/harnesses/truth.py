@@ -155,10 +155,12 @@ def derive(home: Path, session_id: str) -> Truth:
     return truth
 
 
-def hook_trace(trail_home: Path, session_id: str) -> list[dict[str, Any]]:
+def hook_trace(
+    trail_home: Path, session_id: str, harness: str = "claude-code"
+) -> list[dict[str, Any]]:
     """trail's raw hook capture for the session (every trace.jsonl line with its session id)."""
     events = []
-    for path in sorted(trail_home.glob("sessions/claude-code/*/trace.jsonl")):
+    for path in sorted(trail_home.glob(f"sessions/{harness}/*/trace.jsonl")):
         for raw in path.read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 ev = json.loads(raw)

@@ -13,17 +13,27 @@ def trail(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([TRAIL, *args], capture_output=True, text=True, check=False)
 
 
-def test_demo_records_shows_and_grades_three_sessions(trail_home: Path) -> None:
+def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
     done = trail("demo")
     assert done.returncode == 0, done.stderr
     everything = json.loads(trail("sessions", "--json").stdout)
     guided = [s for s in everything if s["session_id"].startswith("demo-guided-")]
     sessions = [s for s in everything if s not in guided]
-    assert len(sessions) == 3 and len(guided) == 1  # + the L2 demo session
+    assert len(sessions) == 4 and len(guided) == 1  # + the L2 demo session
     by_name = {s["session_id"].split("-")[1]: s for s in sessions}
     assert by_name["failures"]["error_count"] == 3
     assert by_name["failures"]["redaction_count"] == 2  # the generated token, in call and result
-    assert all(s["state"] == "closed" for s in sessions)
+    # Vibe sends no session end: its session stays open until the idle sweep.
+    assert all(s["state"] == "closed" for s in sessions if s["harness"] == "claude-code")
+    vibe = json.loads(trail("show", by_name["vibe"]["session_id"], "--json").stdout)
+    results = [e for e in vibe["events"] if e["kind"] in ("tool_result", "tool_error")]
+    assert [(e["tool"], e["status"]) for e in results] == [
+        ("read", "ok"),
+        ("shell", "ok"),
+        ("read", "failed"),
+    ]
+    assert results[1]["extra"]["exit_code"] == 2  # a success to Vibe 3.0.1, kept as a fact
+    assert by_name["vibe"]["harness"] == "vibe" and by_name["vibe"]["error_count"] == 1
     sub = json.loads(trail("show", by_name["subagent"]["session_id"], "--json").stdout)
     kinds = [e["kind"] for e in sub["events"]]
     assert {"subagent_start", "subagent_stop", "skill_loaded", "guide_loaded"} <= set(kinds)
@@ -41,6 +51,7 @@ def test_demo_records_shows_and_grades_three_sessions(trail_home: Path) -> None:
         "clean": "clean-pass",
         "failures": "corrupt-success",
         "subagent": "clean-pass",
+        "vibe": "clean-pass",
     }
     assert "corrupt-success" in done.stdout
     shown = trail("show", by_name["failures"]["session_id"]).stdout

@@ -183,6 +183,11 @@ class Harness:
         """Every ``(event, handler object)`` of a settings object (none by default)."""
         return []
 
+    def registration_problem(self, scope: str, project_dir: str | None = None) -> str | None:
+        """Why trail's registration in ``scope`` would not load although it is written there
+        (``trail doctor`` warns with it), or None. Default: nothing stops it loading."""
+        return None
+
     def command_of(self, handler: dict[str, Any]) -> Any:
         """The command a handler object runs (its ``command`` by default)."""
         return handler.get("command")

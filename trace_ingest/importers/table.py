@@ -25,4 +25,5 @@ from __future__ import annotations
 
 IMPORTERS: dict[str, str] = {
     "claude-code": "trace_ingest.importers.claude_transcript",
+    "vibe": "trace_ingest.importers.vibe_store",
 }

@@ -1,0 +1,246 @@
+"""The real Mistral Vibe 3.0.1, offline against the fake OpenAI model, hooks from `trail install
+--harness vibe`.
+
+Every scenario runs ATTEMPTS times. For each run the truth comes from Vibe's own session store
+(tests/harnesses/vibe_truth.py, plain json) and is compared with trail's raw hook capture and
+with ``trail show --json``: the reconciled session (hooks + store, read by the sync that
+``show`` runs), one event per real action.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.harnesses import install
+from tests.harnesses.rig import RunResult, trail
+from tests.harnesses.truth import hook_trace
+from tests.harnesses.vibe_rig import run, vibe_home
+from tests.harnesses.vibe_scenarios import SCENARIOS
+from tests.harnesses.vibe_truth import MAIN, QUALIFIED, Truth, derive
+
+pytestmark = pytest.mark.harness
+
+ATTEMPTS = 3
+RESULT_KINDS = ("tool_result", "tool_error")
+RUNS = [
+    pytest.param(name, attempt, id=f"{name}-{attempt}")
+    for name, attempt in itertools.product(SCENARIOS, range(1, ATTEMPTS + 1))
+]
+
+
+@dataclass
+class Checked:
+    result: RunResult
+    truth: Truth
+    raw_hooks: list[dict[str, Any]]  # trace.jsonl hook lines, read before any sync
+    show: Any
+    reimport: Any  # `trail import vibe <store> --json` after show
+
+    @property
+    def label(self) -> str:
+        return f"{self.result.scenario} ({self.result.paths.root})"
+
+
+@pytest.fixture(scope="session")
+def vibe_binary() -> Path:
+    try:
+        return install.ensure("vibe")
+    except install.HarnessUnavailable as exc:
+        pytest.fail(f"real-harness rig cannot run: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def vibe_run(
+    vibe_binary: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str, int], Checked]:
+    base = tmp_path_factory.mktemp("vibe-rig")
+    done: dict[tuple[str, int], Checked] = {}
+
+    def get(name: str, attempt: int) -> Checked:
+        if (name, attempt) not in done:
+            result = run(SCENARIOS[name], base / f"{name}-{attempt}", vibe_binary)
+            sid = result.session_id
+            assert sid, f"{name}#{attempt}: no session id in vibe's export.json or stream"
+            trace = hook_trace(result.paths.trail_home, sid, "vibe")
+            raw = [e for e in trace if e["source"] == "hook"]
+            truth = derive(vibe_home(result.paths), sid)
+            show = json.loads(trail(result.paths, "show", sid, "--json").stdout)
+            again = trail(result.paths, "import", "vibe", str(truth.store), "--json")
+            done[(name, attempt)] = Checked(result, truth, raw, show, json.loads(again.stdout))
+        return done[(name, attempt)]
+
+    return get
+
+
+@pytest.fixture
+def checked(vibe_run: Callable[[str, int], Checked], name: str, attempt: int) -> Checked:
+    return vibe_run(name, attempt)
+
+
+def _lane(ev: dict[str, Any]) -> str:
+    return str(ev.get("agent_id") or MAIN)
+
+
+def _calls(c: Checked) -> list[dict[str, Any]]:
+    return [e for e in c.show["events"] if e.get("kind") == "tool_call"]
+
+
+# -- the run itself ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "attempt"), RUNS)
+def test_vibe_ran_the_script(checked: Checked) -> None:
+    r, t = checked.result, checked.truth
+    assert r.returncode == 0, f"{checked.label}: vibe exited {r.returncode}"
+    assert not r.lingering_after_settle, checked.label
+    script = json.loads((r.paths.root / "script.json").read_text())
+    scripted = [call["name"] for step in script["main"] for call in step]
+    assert [c.name for c in t.calls if c.lane == MAIN] == scripted, checked.label
+    assert len(t.children) == SCENARIOS[r.scenario].subagents, checked.label
+    for child in t.children:
+        child_script = [call["name"] for step in script["child"] for call in step]
+        assert [c.name for c in t.calls if c.lane == child] == child_script, checked.label
+
+
+@pytest.mark.parametrize(("name", "attempt"), RUNS)
+def test_hooks_quiet_and_successful(checked: Checked) -> None:
+    """trail's hook prints nothing and logs no error; Vibe notes no failed hook run."""
+    r = checked.result
+    log = r.paths.trail_home / "hook-errors.log"
+    assert not log.exists() or not log.read_text().strip(), f"{checked.label}: {log.read_text()}"
+    export = json.loads((r.paths.root / "outdir" / "export.json").read_text())
+    assert not export.get("warnings"), f"{checked.label}: {export.get('warnings')}"
+    for entry in r.stream:
+        detail = entry.get("detail") if isinstance(entry.get("detail"), dict) else {}
+        if entry.get("type") == "notice" and str(detail.get("kind", "")).startswith("hook_"):
+            assert entry.get("level") in ("info", None), f"{checked.label}: {entry}"
+
+
+# -- raw hook capture --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "attempt"), RUNS)
+def test_raw_hooks_record_every_call_the_main_agent_ran(checked: Checked) -> None:
+    """One pre_tool and one post_tool per tool Vibe ran in the main agent, none for
+    run_typescript itself, none for a subagent's calls (real-harnesses.md §1.3)."""
+    t, raw = checked.truth, checked.raw_hooks
+    pre = [e for e in raw if e["kind"] == "tool_call"]
+    post = [e for e in raw if e["kind"] in RESULT_KINDS]
+    main_effects = [e for e in t.effects if e.lane == MAIN]
+    assert Counter(e["tool_name"] for e in pre) == Counter(e.tool_name for e in main_effects)
+    assert Counter(e["call_id"] for e in pre) == Counter(e["call_id"] for e in post)
+    assert all(not str(e.get("agent_id") or "") for e in raw), checked.label
+    model_ids = {c.call_id for c in t.calls if c.lane == MAIN and c.name in QUALIFIED}
+    hooked = {e["call_id"] for e in pre}
+    assert model_ids <= hooked, f"{checked.label}: {model_ids - hooked}"
+    for ev in post:
+        assert "duration_ms" not in ev, f"{checked.label}: 3.0.1 sends a stub 0"
+    stops = [e for e in raw if e["kind"] == "agent_stop"]
+    assert len(stops) == 1, f"{checked.label}: post_agent per turn"
+
+
+# -- the reconciled session: `trail show --json` equals the store --------------------------------
+
+
+@pytest.mark.parametrize(("name", "attempt"), RUNS)
+def test_show_equals_store_truth(checked: Checked) -> None:
+    t, show = checked.truth, checked.show
+    calls = _calls(checked)
+    counts = Counter(e.get("call_id") for e in calls)
+    twice = sorted(str(k) for k, n in counts.items() if n > 1)
+    assert not twice, f"{checked.label}: calls listed twice {twice}"
+    by_id = {e["call_id"]: e for e in calls}
+    # Every model call, with its name, lane and outcome.
+    for c in t.calls:
+        ev = by_id.get(c.call_id)
+        assert ev is not None, f"{checked.label}: model call {c.call_id} ({c.name}) missing"
+        assert ev.get("tool_name") == QUALIFIED.get(c.name, c.name), checked.label
+        assert _lane(ev) == c.lane, f"{checked.label}: {c.call_id} lane"
+        if c.name in QUALIFIED:
+            assert ev.get("ok") == c.ok, f"{checked.label}: {c.call_id} ok"
+        assert "transcript" in ev.get("sources", []), checked.label
+        if c.lane == MAIN and c.name in QUALIFIED:
+            assert "hook" in ev.get("sources", []), f"{checked.label}: {c.call_id} not merged"
+    # Every tool Vibe ran (calls made inside run_typescript included), once, same status.
+    want = Counter((e.lane, e.tool_name, e.status) for e in t.effects)
+    got = Counter(
+        (_lane(e), str(e.get("tool_name")), str(e.get("status")))
+        for e in calls
+        if e.get("tool_name") != "run_typescript"
+    )
+    assert got == want, f"{checked.label}: {got} != {want}"
+    nested = t.nested_effects()
+    inner = [e for e in calls if str(e.get("call_id", "")).startswith("typescript:")]
+    assert len(inner) == len(nested), f"{checked.label}: calls inside run_typescript"
+    for ev in inner:
+        if _lane(ev) == MAIN:
+            assert set(ev.get("sources", [])) == {"hook", "transcript"}, checked.label
+    # A shell's exit code is kept as a fact, beside Vibe's "success".
+    codes = sorted(e.exit_code for e in t.effects if e.exit_code is not None)
+    results = [e for e in show["events"] if e.get("kind") in RESULT_KINDS]
+    got_codes = sorted(
+        e["extra"]["exit_code"] for e in results if "exit_code" in (e.get("extra") or {})
+    )
+    assert got_codes == codes, f"{checked.label}: exit codes"
+    # One result per settled call, never above its call.
+    position = {e["call_id"]: i for i, e in enumerate(show["events"]) if e["kind"] == "tool_call"}
+    for i, e in enumerate(show["events"]):
+        if e.get("kind") in RESULT_KINDS:
+            assert i > position[e["call_id"]], f"{checked.label}: result above its call"
+    assert Counter(e["call_id"] for e in results) == Counter(e["call_id"] for e in calls)
+    # Subagents: started by the spawn call, in their own lane.
+    starts = [e for e in show["events"] if e.get("kind") == "subagent_start"]
+    assert sorted(e["agent_id"] for e in starts) == sorted(t.children), checked.label
+    spawn_ids = {e["call_id"] for e in calls if e.get("tool_name") == "agents.spawn"}
+    assert all(e.get("parent_call_id") in spawn_ids for e in starts), checked.label
+    assert not show["disagreements"], f"{checked.label}: {show['disagreements']}"
+    prompts = [
+        e.get("text") for e in show["events"] if e.get("kind") == "prompt" and not e.get("agent_id")
+    ]
+    secret = checked.result.ctx.secret
+    typed = [p.replace(secret, "<secret>") if secret else p for p in t.prompts]
+    assert [re.sub(r"\[REDACTED:[^\]]*\]", "<secret>", str(p)) for p in prompts] == typed
+
+
+@pytest.mark.parametrize(("name", "attempt"), RUNS)
+def test_an_import_after_the_hooks_adds_only_what_they_missed(checked: Checked) -> None:
+    """The sync that `show` ran already read the store; importing it again adds nothing, and
+    what the store added beside the hooks is exactly what hooks cannot see."""
+    assert checked.reimport["events_written"] == 0, checked.label
+    assert checked.reimport["events_already_present"] > 0, checked.label
+    for ev in checked.show["events"]:
+        if ev.get("sources") == ["transcript"]:
+            tool = ev.get("tool_name")
+            lane = _lane(ev)
+            missed = (
+                lane != MAIN  # a subagent: no hooks (§1.3)
+                or ev.get("kind") in ("prompt", "subagent_start", "subagent_stop", "other")
+                or tool in ("run_typescript", "search_tool_functions")
+            )
+            assert missed, f"{checked.label}: store-only {ev.get('kind')} {tool} {ev['call_id']}"
+
+
+@pytest.mark.parametrize(
+    "attempt", [pytest.param(a, id=f"secret-{a}") for a in range(1, ATTEMPTS + 1)]
+)
+def test_secret_never_stored(vibe_run: Callable[[str, int], Checked], attempt: int) -> None:
+    c = vibe_run("secret", attempt)
+    secret = c.result.ctx.secret
+    assert len(secret) == 40 and secret in c.truth.raw_text  # Vibe itself saw it
+    pieces = {secret[i : i + 12].encode() for i in range(len(secret) - 11)}
+    files = [p for p in c.result.paths.trail_home.rglob("*") if p.is_file()]
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        leaked = [p.decode() for p in pieces if p in data]
+        assert not leaked, f"{c.label}: {path} holds {leaked[:3]}"
+    assert secret not in json.dumps(c.show)

@@ -1,0 +1,158 @@
+"""The Vibe rig's scenarios: a prompt, a project and a fake-model script each (tool calls use
+Vibe 3.0.1's model-facing names and arguments: real-harnesses.md §1.1)."""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+import string
+from typing import Any
+
+from tests.harnesses.rig import RunContext, Scenario
+
+NOTES = "The quick brwn fox.\nSecond line.\n"
+
+
+def bash(command: str) -> dict[str, Any]:
+    return {"name": "bash", "input": {"command": command}}
+
+
+def read(path: str) -> dict[str, Any]:
+    return {"name": "read_file", "input": {"path": path}}
+
+
+def _p(ctx: RunContext, rel: str) -> str:
+    return str(ctx.paths.project / rel)
+
+
+def _notes(ctx: RunContext) -> dict[str, str]:
+    return {"notes.txt": NOTES}
+
+
+READ_SHELL_FAILURE = Scenario(
+    name="read_shell_failure",
+    description="A read; a shell command that exits 2 (Vibe: success); a read of a missing file",
+    files=_notes,
+    prompt=lambda ctx: "Look at the notes, run the check, then open the missing file.",
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt"))],
+            [bash("echo checking; exit 2")],
+            [read(_p(ctx, "missing.txt"))],
+        ]
+    },
+)
+
+READ_EDIT = Scenario(
+    name="read_edit",
+    description="Read a file, edit it, write a new one, show the result",
+    files=_notes,
+    prompt=lambda ctx: "Fix the typo in notes.txt and write a summary file.",
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt"))],
+            [
+                {
+                    "name": "edit",
+                    "input": {
+                        "file_path": _p(ctx, "notes.txt"),
+                        "old_string": "brwn",
+                        "new_string": "brown",
+                    },
+                }
+            ],
+            [
+                {
+                    "name": "write_file",
+                    "input": {"path": _p(ctx, "summary.txt"), "content": "Fixed a typo.\n"},
+                }
+            ],
+            [bash(f"cat {shlex.quote(_p(ctx, 'notes.txt'))}")],
+        ]
+    },
+)
+
+
+def _make_secret(ctx: RunContext) -> None:
+    alphabet = string.ascii_letters + string.digits
+    ctx.secret = "ghp_" + "".join(secrets.choice(alphabet) for _ in range(36))
+
+
+SECRET = Scenario(
+    name="secret",
+    description="A GitHub token made at run time in the prompt, a command, a file and a read",
+    prepare=_make_secret,
+    prompt=lambda ctx: f"Check that the token {ctx.secret} is set for the deploy script.",
+    script=lambda ctx: {
+        "main": [
+            [bash(f"export GITHUB_TOKEN={ctx.secret}; echo token=$GITHUB_TOKEN")],
+            [
+                {
+                    "name": "write_file",
+                    "input": {"path": _p(ctx, "token.txt"), "content": ctx.secret + "\n"},
+                }
+            ],
+            [read(_p(ctx, "token.txt"))],
+        ]
+    },
+)
+
+PARALLEL = Scenario(
+    name="parallel",
+    description="Two parallel calls (a read and a shell), then two parallel shells",
+    files=_notes,
+    prompt=lambda ctx: "Look around the project.",
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt")), bash("echo parallel-ok")],
+            [bash("sleep 0.2; echo slow"), bash("echo fast")],
+        ]
+    },
+)
+
+_SPAWN = (
+    "async function main() {\n"
+    "  return await tools.agents.spawn({name: 'helper', message: 'Helper: check the build.'});\n"
+    "}"
+)
+
+SUBAGENT = Scenario(
+    name="subagent",
+    description="A subagent spawned from run_typescript (its calls fire no hook), then a wait",
+    subagents=1,
+    prompt=lambda ctx: "Ask a helper to check the build.",
+    script=lambda ctx: {
+        "main": [
+            [{"name": "run_typescript", "input": {"code": _SPAWN}}],
+            [{"name": "wait", "input": {"timeout_ms": 1000}}],
+            [bash("echo main-after-helper")],
+        ],
+        "child": [[bash("echo child-ok")]],
+    },
+)
+
+
+def _program(ctx: RunContext) -> str:
+    notes = _p(ctx, "notes.txt")
+    return (
+        "async function main() {\n"
+        "  const a = await tools.file_system.bash({command: 'echo inside'});\n"
+        f"  const b = await tools.file_system.read_file({{path: '{notes}'}});\n"
+        "  return [a, b];\n"
+        "}"
+    )
+
+
+TYPESCRIPT = Scenario(
+    name="typescript",
+    description="Two tool calls made inside one run_typescript (hooks fire for them, not for it)",
+    files=_notes,
+    prompt=lambda ctx: "Inspect the project with a small program.",
+    script=lambda ctx: {
+        "main": [[{"name": "run_typescript", "input": {"code": _program(ctx)}}]],
+    },
+)
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in (READ_SHELL_FAILURE, READ_EDIT, SECRET, PARALLEL, SUBAGENT, TYPESCRIPT)
+}

@@ -1,0 +1,153 @@
+"""The truth of a Vibe run, read straight from Vibe 3.0.1's own session store with json (not
+trail's importer): ``CURRENT`` -> ``generations/<g>/manifest.json`` -> ``chunks/<sha>.json``.
+
+- Every ``tool_call`` part of the checkpoint is one model call (id, model-facing name,
+  arguments) and its ``tool`` message gives the outcome (``success``/``failure``).
+- Every ``effect`` of the projection is one tool the harness ran (qualified name, input, status,
+  structured output). A model call's effect has the same qualified name; calls made inside
+  ``run_typescript`` have an effect and no model call of their own.
+- A subagent is the ``child-<hex>`` folder its spawn effect names (``detail.childSessionId``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAIN = "main"
+# What the model calls each builtin (real-harnesses.md §1.3), for the calls the rig makes.
+QUALIFIED = {
+    "read_file": "file_system.read_file",
+    "write_file": "file_system.write_file",
+    "edit": "file_system.search_replace",
+    "bash": "file_system.bash",
+    "wait": "self.wait",
+}
+_STATUS = {"completed": "ok", "failed": "failed", "cancelled": "cancelled", "skipped": "cancelled"}
+
+
+@dataclass
+class ModelCall:
+    call_id: str
+    name: str  # model-facing
+    args: Any
+    lane: str
+    ok: bool | None = None  # from the tool message's outcome
+
+
+@dataclass
+class Effect:
+    tool_name: str  # qualified
+    input: Any
+    status: str  # ok / failed / cancelled
+    output: Any
+    lane: str
+    child: str | None = None  # a spawn's child session id
+
+    @property
+    def exit_code(self) -> int | None:
+        code = self.output.get("returncode") if isinstance(self.output, dict) else None
+        return code if isinstance(code, int) else None
+
+
+@dataclass
+class Truth:
+    session_id: str
+    store: Path
+    calls: list[ModelCall] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)  # typed prompts of the main lane
+    children: list[str] = field(default_factory=list)
+    raw_text: str = ""  # every store file's text, for the secret check
+
+    def model_calls_with_effects(self) -> list[ModelCall]:
+        return [c for c in self.calls if c.name in QUALIFIED]
+
+    def nested_effects(self) -> list[Effect]:
+        """Effects no model call stands for: the calls made inside run_typescript."""
+        pool: dict[tuple[str, str], int] = {}
+        for c in self.model_calls_with_effects():
+            key = (c.lane, QUALIFIED[c.name])
+            pool[key] = pool.get(key, 0) + 1
+        nested = []
+        for e in self.effects:
+            key = (e.lane, e.tool_name)
+            if pool.get(key, 0) > 0:
+                pool[key] -= 1
+            else:
+                nested.append(e)
+        return nested
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _sections(store: Path, truth: Truth) -> tuple[list[Any], list[Any], dict[str, Any]]:
+    current = _load(store / "CURRENT")
+    gen = store / "generations" / str(current["generation"])
+    manifest = _load(gen / "manifest.json")
+    out = []
+    for section in ("projection_state", "checkpoint"):
+        entries: list[Any] = []
+        for sha in manifest[section]["chunks"]:
+            chunk = store / "chunks" / f"{sha}.json"
+            truth.raw_text += chunk.read_text(encoding="utf-8")
+            entries += _load(chunk)
+        out.append(entries)
+    state = _load(gen / "projection-state.json")
+    return out[0], out[1], state["snapshot"]["session"]
+
+
+def _read(store: Path, lane: str, truth: Truth) -> None:
+    projection, checkpoint, _session = _sections(store, truth)
+    outcome: dict[str, str] = {}
+    for entry in checkpoint:
+        msg = entry.get("message") or {}
+        if msg.get("role") == "tool":
+            outcome[str(msg.get("tool_call_id"))] = str(msg.get("outcome"))
+    for entry in checkpoint:
+        msg = entry.get("message") or {}
+        if msg.get("role") != "assistant":
+            continue
+        for part in msg.get("content") or []:
+            if part.get("type") == "tool_call":
+                cid = str(part["id"])
+                ok = {"success": True, "failure": False}.get(outcome.get(cid, ""))
+                args = (part.get("arguments") or {}).get("value")
+                truth.calls.append(ModelCall(cid, str(part["name"]), args, lane, ok))
+    for entry in projection:
+        typed = entry.get("type") == "message" and entry.get("source") == "turn_start"
+        if typed and entry.get("role") == "user" and lane == MAIN:
+            truth.prompts.append(
+                "\n".join(p["text"] for p in entry.get("content") or [] if "text" in p)
+            )
+        if entry.get("type") != "effect":
+            continue
+        detail, state = entry.get("detail") or {}, entry.get("state") or {}
+        output = (state.get("output") or {}).get("structured_content")
+        child = detail.get("childSessionId")
+        truth.effects.append(
+            Effect(
+                str(detail.get("toolName")),
+                detail.get("input"),
+                _STATUS.get(str(state.get("status")), str(state.get("status"))),
+                output,
+                lane,
+                child,
+            )
+        )
+        if child:
+            truth.children.append(str(child))
+            _read(store.parent / str(child), str(child), truth)
+
+
+def derive(vibe_home: Path, session_id: str) -> Truth:
+    store = vibe_home / "logs" / "session" / "unified" / session_id
+    if not (store / "CURRENT").is_file():
+        raise AssertionError(f"no unified store for {session_id} under {vibe_home}")
+    truth = Truth(session_id, store)
+    _read(store, MAIN, truth)
+    return truth

@@ -1,0 +1,208 @@
+"""`trail import vibe`: Vibe 3.0.1's unified session store and 2.x folders -> trace events.
+
+``data/vibe-3.0.1/`` holds two stores the real Vibe 3.0.1 wrote in the rig (scenarios
+``subagent`` and ``read_shell_failure``), cut to the files the importer reads (CURRENT, the
+current generation's manifest and projection-state, its chunks, meta.json).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import TRAIL, read_trace_lines
+from trace_ingest.events import validate
+from trace_ingest.importers.vibe_store import (
+    LegacyReader,
+    UnifiedReader,
+    find_sessions,
+    iso_ms,
+)
+
+DATA = Path(__file__).parent / "data" / "vibe-3.0.1"
+SUB = "2df68db3-e078-0820-b452-6d20861bc6dd"  # run_typescript -> agents.spawn, wait, bash
+CHILD = "child-21de204dce7c979392e46863"
+FAIL = "b1f7d7cb-2b6f-77f3-6449-1f7d4957f3aa"  # read, bash exit 2, read of a missing file
+NOW = "2026-12-01T12:00:00.000000Z"
+
+
+def trail(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TRAIL, *args], capture_output=True, text=True, timeout=120)
+
+
+def import_json(*paths: Path) -> tuple[int, dict[str, Any]]:
+    done = trail("import", "vibe", *map(str, paths), "--json")
+    assert not done.stderr.strip() or done.returncode, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    copy = tmp_path / "unified"
+    shutil.copytree(DATA, copy)
+    return copy
+
+
+def calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["kind"] == "tool_call"]
+
+
+def test_a_store_with_a_subagent() -> None:
+    read = UnifiedReader(NOW).read(str(DATA / SUB))
+    assert read.problems == [] and read.session_id == SUB
+    assert read.children == [str(DATA / CHILD)]
+    events = read.events
+    assert all(validate(e) == [] for e in events)
+    assert {e["session_id"] for e in events} == {SUB}
+    by_call = {e["call_id"]: e for e in calls(events)}
+    spawn = [e for e in by_call.values() if e["tool_name"] == "agents.spawn"]
+    [spawn_call] = spawn
+    # The spawn's id is the hook's synthetic one (the effect names it: spawnCallId).
+    assert spawn_call["call_id"].startswith("typescript:3:call_fake_0_0_0_")
+    outer = by_call[spawn_call["call_id"].split(":")[2]]
+    assert (outer["tool_name"], outer["extra"]["timestamp_inferred"]) == ("run_typescript", True)
+    assert outer["ts"] < spawn_call["ts"]  # called just before the call made inside it
+    [start] = [e for e in events if e["kind"] == "subagent_start"]
+    assert (start["agent_id"], start["parent_call_id"]) == (CHILD, spawn_call["call_id"])
+    child = [e for e in calls(events) if e.get("agent_id") == CHILD]
+    assert [(e["tool_name"], e["tool"]) for e in child] == [("file_system.bash", "shell")]
+    [stop] = [e for e in events if e["kind"] == "subagent_stop"]
+    assert stop["agent_id"] == CHILD and stop["ts"] > child[0]["ts"]
+    main = [e["tool_name"] for e in calls(events) if not e.get("agent_id")]
+    assert sorted(main) == sorted(
+        ["run_typescript", "agents.spawn", "self.wait", "file_system.bash"]
+    )
+    [prompt] = [e for e in events if e["kind"] == "prompt" and not e.get("agent_id")]
+    assert prompt["text"] == "Ask a helper to check the build."
+    assert [e["kind"] for e in events].count("agent_stop") == 1
+
+
+def test_outcomes_exit_codes_and_call_ids_from_the_checkpoint() -> None:
+    events = UnifiedReader(NOW).read(str(DATA / FAIL)).events
+    results = [e for e in events if e["kind"] in ("tool_result", "tool_error")]
+    assert [(e["tool_name"], e["status"], e["ok"]) for e in results] == [
+        ("file_system.read_file", "ok", True),
+        ("file_system.bash", "ok", True),  # exit 2 is a success to Vibe 3.0.1 ...
+        ("file_system.read_file", "failed", False),
+    ]
+    assert results[1]["extra"]["exit_code"] == 2  # ... and the code is kept
+    assert results[2]["error"].startswith("File not found at:")
+    ids = [e["call_id"] for e in calls(events)]
+    assert [i.split("_")[3] for i in ids] == ["0", "1", "2"]  # call_fake_0_<step>_0_<rand>
+    assert calls(events)[0]["input"] == {"file_path": results[0]["output"]["path"]}
+    times = [e["ts"] for e in events]
+    assert times == sorted(times)  # projection entries carry the harness's own times
+
+
+def test_import_is_idempotent_and_reports_sessions(store: Path) -> None:
+    code, first = import_json(store)
+    assert code == 0 and first["harness"] == "vibe" and first["source"] == "transcript"
+    assert first["events_written"] > 20 and not first["warnings"]
+    assert sorted(s["session_id"] for s in first["sessions"]) == sorted([SUB, FAIL])
+    code, again = import_json(store)
+    assert (code, again["events_written"]) == (0, 0)
+    assert again["events_already_present"] == first["events_written"]
+    # A child folder given on its own lands in the same session, adding nothing new.
+    code, child = import_json(store / CHILD)
+    assert (code, child["events_written"]) == (0, 0)
+
+
+def test_a_missing_chunk_is_named_and_the_rest_imported(store: Path) -> None:
+    manifest = next((store / FAIL / "generations").glob("*/manifest.json"))
+    lost = json.loads(manifest.read_text())["projection_state"]["chunks"][0]
+    (store / FAIL / "chunks" / f"{lost}.json").unlink()
+    code, report = import_json(store / FAIL)
+    assert code == 0
+    [warning] = report["warnings"]
+    assert f"chunks/{lost}.json" in warning and "projection_state chunk 1 of 1" in warning
+    assert "missing" in warning
+    events = read_trace_lines(Path(__import__("os").environ["TRAIL_HOME"]))
+    # The checkpoint still gives every model call and its outcome (no times: inferred).
+    assert len(calls(events)) == 3
+    assert {e["extra"].get("timestamp_inferred") for e in calls(events)} == {True}
+
+
+def test_a_corrupt_chunk_is_refused_by_its_digest(store: Path) -> None:
+    chunk = next((store / FAIL / "chunks").glob("*.json"))
+    chunk.write_bytes(chunk.read_bytes().replace(b"echo", b"ECHO"))
+    _code, report = import_json(store / FAIL)
+    assert any("does not match its sha256 name" in w for w in report["warnings"])
+
+
+def test_a_missing_subagent_store_is_named(store: Path) -> None:
+    shutil.rmtree(store / CHILD)
+    code, report = import_json(store / SUB)
+    assert code == 0
+    assert any(CHILD in w and "store is missing" in w for w in report["warnings"])
+
+
+def test_nothing_readable_exits_1(store: Path, tmp_path: Path) -> None:
+    (store / FAIL / "CURRENT").write_text('{"store_format": "someone.else/v9"}')
+    code, report = import_json(store / FAIL)
+    assert code == 1 and "store_format" in json.dumps(report["errors"] + report["warnings"])
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    code, report = import_json(empty)
+    assert code == 1 and report["errors"]
+
+
+def test_a_symlinked_chunk_is_not_followed(store: Path, tmp_path: Path) -> None:
+    chunk = next((store / FAIL / "chunks").glob("*.json"))
+    outside = tmp_path / "outside.json"
+    shutil.move(str(chunk), outside)
+    chunk.symlink_to(outside)
+    _code, report = import_json(store / FAIL)
+    assert any("symbolic link" in w for w in report["warnings"])
+
+
+def test_find_sessions_walks_a_vibe_home(store: Path) -> None:
+    found = find_sessions([str(store.parent)])
+    assert sorted(Path(f).name for _, f in found) == sorted([SUB, FAIL])  # child read with SUB
+    assert iso_ms(1796125137792) == "2026-12-01T11:38:57.792000Z"
+
+
+# ---- 2.x -----------------------------------------------------------------------------------
+
+
+def test_2x_folder_with_tools(samples: Path) -> None:
+    read = LegacyReader(NOW).read(str(samples / "vibe" / "agentsview-session-with-tools"))
+    assert read.problems == [] and read.session_id == "def456ghi-0000-0000-0000-000000000000"
+    kinds = [e["kind"] for e in read.events]
+    assert kinds == ["prompt", "tool_call", "tool_result", "agent_stop"]
+    call = read.events[1]
+    assert (call["tool_name"], call["tool"], call["call_id"]) == ("read_file", "read", "call_001")
+    assert {e["ts"] for e in read.events} == {"2026-06-13T11:00:00.000000Z"}
+    assert all(validate(e) == [] for e in read.events)
+
+
+def test_2x_bad_lines_are_named(tmp_path: Path) -> None:
+    folder = tmp_path / "session_20260203_191451_b9383361"
+    folder.mkdir()
+    (folder / "meta.json").write_text('{"session_id": "s-1", "start_time": "2026-02-03T19:14:51Z"}')
+    (folder / "messages.jsonl").write_bytes(
+        b'{"role":"user","content":"hi"}\n'
+        b'{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"bash",'
+        b'"arguments":"{\\"command\\":\\"ls\\"}"}}]}\n'
+        b'{"role":"tool","tool_call_id":"c1","name":"bash","content":"<tool_error>bash failed: '
+        b'boom</tool_error>"}\n'
+        b"\xff\xfe not utf-8\n"
+        b'{"role":"weird"}\n'
+        b'{"role":"assistant","content":"do'
+    )
+    read = LegacyReader(NOW).read(str(folder))
+    reasons = [p.reason for p in read.problems]
+    assert reasons == ["line 4: not UTF-8 (byte 0)", "line 6: truncated"]
+    [result] = [e for e in read.events if e["kind"] == "tool_error"]
+    assert (result["status"], result["ok"], result["error"]) == (
+        "failed",
+        False,
+        "bash failed: boom",
+    )
+    assert read.not_recorded == {"message role 'weird'": 1}
+    code, report = import_json(folder)
+    assert code == 0 and len(report["warnings"]) == 2

@@ -1,0 +1,1145 @@
+"""Read Mistral Vibe sessions into schema-v1 events: the 3.x unified session store and the 2.x
+``meta.json`` + ``messages.jsonl`` folders.
+
+**3.x** (``$VIBE_HOME/logs/session/unified/<session id>/``, real-harnesses.md §1.4) is read the
+way Vibe reads it: ``CURRENT`` names the generation, its ``manifest.json`` lists the
+content-addressed chunks (``chunks/<sha256>.json``, JSON arrays) of each section:
+
+- ``projection_state``: the UI history, one entry per user or assistant message and one
+  ``effect`` per tool the harness ran, with epoch-ms ``createdAt``/``updatedAt`` (the only time
+  source), the qualified tool name, the runtime input, status and structured output;
+- ``checkpoint``: the model context: the model's ``tool_call`` parts (call id, model-facing
+  name, arguments) and the ``tool`` messages with ``outcome``; no times.
+
+An effect names no call id (the recovery journal that did is pruned after a turn, §1.4), so
+effects are joined to the model's calls **by order, tool name and input**: each effect takes the
+first not yet joined call of the same qualified tool whose arguments agree with its input
+(``trace_ingest.vibe_tools.legacy_input`` puts both under the hook's argument names). The exact
+links where the store has them win: a tool-discovery effect is named after its call, a
+subagent's spawn effect names its ``spawnCallId``, and a call made inside ``run_typescript`` (no
+model call of its own) takes the id of the hook run Vibe noted for it (``notice`` entries with
+``toolCallId``, present when hooks were installed), so hooked and imported copies meet.
+Calls with no effect (``run_typescript`` itself, which fires no hook) come from the checkpoint.
+
+A subagent's store is the sibling folder ``child-<hex>`` named by the spawn effect's
+``childSessionId``: its events join the root session in the child's lane (``agent_id``), with a
+``subagent_start`` at the spawn and a ``subagent_stop`` at its last answer. Hooks never see
+them (§1.3), so this is the only record of what a subagent did.
+
+**2.x** (``session_<ts>_<short id>/``, harnesses.md §3.3): one ``LLMMessage`` per line, no
+times (every event gets ``meta.json``'s ``start_time``, ordered by line), failures as
+``<tool_error>`` tags.
+
+Every file is read as a bounded regular file, never through a symlink. A missing or corrupt
+chunk is reported by name, with the section it held; the rest of the session is still read.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from trace_ingest import fastjson
+from trace_ingest.errors import TrailError
+from trace_ingest.events import new_event
+from trace_ingest.tools import STATUS_OK
+from trace_ingest.vibe_tools import (
+    canonical_tool,
+    legacy_input,
+    qualified,
+    shell_exit_code,
+    tool_path,
+)
+
+HARNESS = "vibe"
+SOURCE = "transcript"
+STORE_FORMAT = "mistral.vibe.unified-session-store/"
+MAX_FILE_BYTES = 256 << 20  # one store file or 2.x line file; chunks are sealed at 64 KiB
+MAX_LINE_BYTES = 64 << 20
+CHILD_PREFIX = "child-"
+_SUBAGENT_META = "mistral.vibe.subagent"
+_DISCOVERY_PREFIX = "effect-tool-discovery-"
+_TS_PREFIX = "typescript:"
+
+# Effect ``state.status`` -> trail status (docs/events.md).
+_EFFECT_STATUS = {
+    "completed": "ok",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "skipped": "cancelled",  # refused when the harness says it was denied (see _status)
+}
+
+
+class StoreError(TrailError):
+    """A store file cannot be read; the message names the file and why."""
+
+
+@dataclass
+class Problem:
+    """Something of a session that could not be read: which file, and what was lost."""
+
+    file: str
+    reason: str
+
+
+@dataclass
+class SessionRead:
+    """One session folder read: its events (unfinished: not scrubbed) and what went wrong."""
+
+    path: str
+    kind: str  # "unified" or "legacy"
+    session_id: str = ""
+    events: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # files read
+    children: list[str] = field(default_factory=list)  # child store folders read with it
+    not_recorded: dict[str, int] = field(default_factory=dict)
+    readable: bool = False  # the session itself could be read (its events may still be few)
+
+
+# ---- finding sessions ----------------------------------------------------------------------
+
+
+def is_unified(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "CURRENT"))
+
+
+def is_legacy(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "messages.jsonl"))
+
+
+def find_sessions(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """``(kind, folder)`` of every session under ``paths`` (a store folder, a 2.x folder or
+    its ``messages.jsonl``/``meta.json``, or any folder above them such as ``~/.vibe``).
+
+    A subagent's ``child-*`` store is listed only when its parent is not (the parent reads it).
+    Raises TrailError for a path that does not exist.
+    """
+    found: dict[str, str] = {}
+    for given in paths:
+        path = os.path.abspath(os.path.expanduser(given))
+        if not os.path.lexists(path):
+            raise TrailError(f"{given}: no such file or folder")
+        if os.path.isfile(path):
+            name = os.path.basename(path)
+            folder = os.path.dirname(path)
+            if name in ("messages.jsonl", "meta.json") and is_legacy(folder):
+                found.setdefault(folder, "legacy")
+            elif name == "CURRENT":
+                found.setdefault(folder, "unified")
+            else:
+                raise TrailError(
+                    f"{given}: not a Vibe session (give a store folder with CURRENT, or a 2.x "
+                    "folder with messages.jsonl)"
+                )
+            continue
+        for folder, kind in _walk(path):
+            found.setdefault(folder, kind)
+    parents = {os.path.dirname(f) for f, k in found.items() if k == "unified"}
+    out = []
+    for folder, kind in sorted(found.items()):
+        if kind == "unified" and os.path.basename(folder).startswith(CHILD_PREFIX):
+            siblings = [
+                f
+                for f, k in found.items()
+                if k == "unified"
+                and os.path.dirname(f) == os.path.dirname(folder)
+                and not os.path.basename(f).startswith(CHILD_PREFIX)
+            ]
+            if siblings and os.path.dirname(folder) in parents:
+                continue  # read with its parent (its parent names it)
+        out.append((kind, folder))
+    return out
+
+
+def _walk(root: str) -> Iterator[tuple[str, str]]:
+    if is_unified(root):
+        yield root, "unified"
+        return
+    if is_legacy(root):
+        yield root, "legacy"
+        return
+    for folder, dirs, _files in os.walk(root, followlinks=False):
+        keep = []
+        for name in sorted(dirs):
+            full = os.path.join(folder, name)
+            if os.path.islink(full):
+                continue
+            if is_unified(full):
+                yield full, "unified"
+            elif is_legacy(full):
+                yield full, "legacy"
+            elif name not in ("chunks", "generations", "journal", "plugins"):
+                keep.append(name)
+        dirs[:] = keep
+
+
+# ---- bounded reads -------------------------------------------------------------------------
+
+
+def _open_regular(path: str) -> int:
+    """A read descriptor of a regular file, never through a symlink (StoreError)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise StoreError("missing") from None
+    except OSError as exc:
+        reason = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise StoreError(f"cannot be opened ({reason})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StoreError("not a regular file")
+    return fd
+
+
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes, never through a symlink, at most ``limit`` (StoreError)."""
+    fd = _open_regular(path)
+    try:
+        if os.fstat(fd).st_size > limit:
+            raise StoreError(f"larger than {limit} bytes")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def read_json(path: str, limit: int = MAX_FILE_BYTES) -> Any:
+    data = read_bytes(path, limit)
+    try:
+        value, _ = fastjson.loads_strict(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"not UTF-8 (byte {exc.start})") from None
+    except ValueError as exc:
+        raise StoreError(f"not JSON ({exc})") from None
+    except RecursionError:
+        raise StoreError("nested too deeply to parse") from None
+    return value
+
+
+def iso_ms(value: Any) -> str | None:
+    """Epoch milliseconds (or ISO text) as ISO 8601 UTC with microseconds and ``Z``."""
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, int | float):
+            dt = datetime.fromtimestamp(value / 1000, tz=UTC)
+        elif isinstance(value, str) and value.strip():
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=UTC)
+        else:
+            return None
+        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _shift(stamp: str, ms: int) -> str:
+    """An ISO time ``ms`` milliseconds later (earlier when negative)."""
+    from datetime import timedelta
+
+    try:
+        dt = datetime.fromisoformat(stamp.replace("Z", "+00:00")) + timedelta(milliseconds=ms)
+    except ValueError:
+        return stamp
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _text(content: Any) -> str | None:
+    """The text of a message's ``content`` (a string, or ``text`` parts of a list)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            str(p.get("text"))
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text" and p.get("text") is not None
+        ]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+# ---- the unified store ---------------------------------------------------------------------
+
+
+@dataclass
+class _Call:
+    """One model tool call of the checkpoint, with its result."""
+
+    call_id: str
+    name: str
+    args: Any
+    position: int
+    result: str | None = None
+    outcome: str | None = None
+    joined: bool = False
+    ts: str | None = None  # the joined effect's time
+
+
+@dataclass
+class _Store:
+    """What one store folder holds, read through CURRENT -> manifest -> chunks."""
+
+    path: str
+    session_id: str
+    root_id: str
+    parent_id: str | None
+    created_at: Any
+    projection: list[dict[str, Any]]
+    checkpoint: list[dict[str, Any]]
+    cwd: str | None
+
+
+class UnifiedReader:
+    """Reads one unified store folder (and its subagents' folders) into events."""
+
+    def __init__(self, received_at: str) -> None:
+        self.received_at = received_at
+
+    def read(self, folder: str) -> SessionRead:
+        out = SessionRead(folder, "unified")
+        store = self._load(folder, out)
+        if store is None:
+            return out
+        out.session_id = store.root_id
+        out.readable = True
+        self._events(store, out, lane=None if store.parent_id is None else store.session_id)
+        return out
+
+    # -- loading
+
+    def _file(self, out: SessionRead, path: str, what: str) -> Any:
+        try:
+            value = read_json(path)
+        except StoreError as exc:
+            out.problems.append(Problem(path, f"{what}: {exc}"))
+            return None
+        out.files.append(path)
+        return value
+
+    def _load(self, folder: str, out: SessionRead) -> _Store | None:
+        current = self._file(out, os.path.join(folder, "CURRENT"), "CURRENT")
+        if not isinstance(current, dict):
+            if current is not None:
+                out.problems.append(Problem(os.path.join(folder, "CURRENT"), "not an object"))
+            return None
+        fmt = current.get("store_format")
+        if not (isinstance(fmt, str) and fmt.startswith(STORE_FORMAT)):
+            out.problems.append(
+                Problem(
+                    os.path.join(folder, "CURRENT"),
+                    f"store_format {fmt!r} is not {STORE_FORMAT}*; not read",
+                )
+            )
+            return None
+        gen = current.get("generation")
+        gen_name = gen if isinstance(gen, str) else f"{gen:016d}" if isinstance(gen, int) else ""
+        if not gen_name or "/" in gen_name or gen_name.startswith("."):
+            out.problems.append(Problem(os.path.join(folder, "CURRENT"), f"bad generation {gen!r}"))
+            return None
+        gen_dir = os.path.join(folder, "generations", gen_name)
+        manifest = self._file(out, os.path.join(gen_dir, "manifest.json"), "manifest")
+        if not isinstance(manifest, dict):
+            return None
+        sections = {}
+        for section in ("projection_state", "checkpoint"):
+            sections[section] = self._chunks(folder, gen_name, manifest, section, out)
+        state = self._file(out, os.path.join(gen_dir, "projection-state.json"), "projection")
+        session: dict[str, Any] = {}
+        if isinstance(state, dict) and isinstance(state.get("snapshot"), dict):
+            found = state["snapshot"].get("session")
+            session = found if isinstance(found, dict) else {}
+        meta_path = os.path.join(folder, "meta.json")
+        meta = self._file(out, meta_path, "meta.json") if os.path.exists(meta_path) else None
+        sid = (
+            _str(session.get("id"))
+            or _str(current.get("session_id"))
+            or _str(manifest.get("session_id"))
+            or os.path.basename(folder)
+        )
+        parent = _str(session.get("parentSessionId"))
+        root = _str(session.get("rootSessionId")) or (parent or sid)
+        cwd = None
+        if isinstance(meta, dict) and isinstance(meta.get("environment"), dict):
+            cwd = _str(meta["environment"].get("working_directory"))
+        return _Store(
+            folder,
+            sid,
+            root,
+            parent,
+            session.get("createdAt"),
+            sections["projection_state"],
+            sections["checkpoint"],
+            cwd,
+        )
+
+    def _chunks(
+        self, folder: str, gen: str, manifest: dict[str, Any], section: str, out: SessionRead
+    ) -> list[dict[str, Any]]:
+        where = f"generations/{gen}/manifest.json"
+        part = manifest.get(section)
+        listed = part.get("chunks") if isinstance(part, dict) else None
+        if not isinstance(listed, list):
+            out.problems.append(Problem(os.path.join(folder, where), f"no {section} chunk list"))
+            return []
+        entries: list[dict[str, Any]] = []
+        for n, sha in enumerate(listed):
+            if not isinstance(sha, str) or not sha.isalnum():
+                out.problems.append(
+                    Problem(os.path.join(folder, where), f"{section} chunk {n}: bad name {sha!r}")
+                )
+                continue
+            path = os.path.join(folder, "chunks", f"{sha}.json")
+            try:
+                data = read_bytes(path)
+                # Vibe names a chunk by the sha256 of its body without the closing newline
+                # ([SRC] _storage.py ``_read_document_body``).
+                body = data[:-1] if data.endswith(b"\n") else data
+                if hashlib.sha256(body).hexdigest() != sha.lower():
+                    raise StoreError("content does not match its sha256 name (corrupt)")
+                value, _ = fastjson.loads_strict(data.decode("utf-8"))
+            except StoreError as exc:
+                out.problems.append(
+                    Problem(
+                        path,
+                        f"{section} chunk {n + 1} of {len(listed)} ({where}): {exc}; "
+                        "its entries are not imported",
+                    )
+                )
+                continue
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                out.problems.append(
+                    Problem(path, f"{section} chunk {n + 1} of {len(listed)}: not JSON ({exc})")
+                )
+                continue
+            out.files.append(path)
+            if not isinstance(value, list):
+                out.problems.append(Problem(path, f"{section} chunk is not a JSON array"))
+                continue
+            entries.extend(e for e in value if isinstance(e, dict))
+        return entries
+
+    # -- events
+
+    def _new(
+        self,
+        store: _Store,
+        kind: str,
+        ident: Any,
+        ts: str | None,
+        lane: str | None,
+        turn: str | None,
+        seq: int,
+    ) -> dict[str, Any]:
+        ev = _event(store.root_id, kind, self.received_at, ts, (store.session_id, ident))
+        _lane_fields(ev, store.cwd, lane, seq)
+        if turn:
+            ev["prompt_id"] = turn
+        return ev
+
+    def _events(self, store: _Store, out: SessionRead, lane: str | None) -> None:
+        calls = _checkpoint_calls(store.checkpoint)
+        by_name: dict[str, list[_Call]] = {}
+        for call in calls:
+            by_name.setdefault(qualified(call.name) or call.name, []).append(call)
+        by_id = {c.call_id: c for c in calls}
+        notices = _hook_notices(store.projection)
+        used_notices: set[str] = {c.call_id for c in calls}
+        last_turn_assistant = _last_assistant_of_turn(store.projection)
+        events = out.events
+        last_ts: str | None = iso_ms(store.created_at)
+        folder = os.path.basename(store.path)
+        for seq, entry in enumerate(store.projection, 1):
+            etype = entry.get("type")
+            ts = iso_ms(entry.get("createdAt")) or last_ts
+            last_ts = ts or last_ts
+            turn = _str(entry.get("turnId"))
+            if etype == "message":
+                role = entry.get("role")
+                text = _text(entry.get("content"))
+                if role == "user":
+                    if entry.get("source") not in (None, "turn_start"):
+                        out.not_recorded["injected user message"] = (
+                            out.not_recorded.get("injected user message", 0) + 1
+                        )
+                        continue
+                    ev = self._new(store, "prompt", entry.get("id"), ts, lane, turn, seq)
+                    ev["text"] = text
+                elif role == "assistant":
+                    final = entry.get("id") in last_turn_assistant
+                    kind = ("subagent_stop" if lane else "agent_stop") if final else "other"
+                    ev = self._new(store, kind, entry.get("id"), ts, lane, turn, seq)
+                    ev["text"] = text
+                    if final:
+                        ev["ok"] = True
+                else:
+                    continue
+                ev["extra"] = {"file": folder, "entry": _str(entry.get("id")), "line_type": role}
+                events.append(ev)
+            elif etype == "effect":
+                joined = self._join(entry, by_name, by_id, notices, used_notices)
+                self._effect(store, entry, joined, ts, lane, turn, seq, out)
+            elif etype == "notice":
+                continue  # hook-run and UI notices: bookkeeping, read for call ids above
+            else:
+                key = f"projection entry {etype!r}"
+                out.not_recorded[key] = out.not_recorded.get(key, 0) + 1
+        # Model calls no effect stands for: run_typescript (no hook, no effect), and calls of a
+        # store whose projection chunk is missing.
+        for call in calls:
+            if not call.joined:
+                self._checkpoint_only(store, call, calls, lane, out)
+
+    def _join(
+        self,
+        entry: dict[str, Any],
+        by_name: dict[str, list[_Call]],
+        by_id: dict[str, _Call],
+        notices: list[tuple[Any, str]],
+        used: set[str],
+    ) -> _Call | str | None:
+        """The model call an effect is (a ``_Call``), a nested call's id (``str``), or None."""
+        eid = str(entry.get("id") or "")
+        if eid.startswith(_DISCOVERY_PREFIX):
+            found = by_id.get(eid[len(_DISCOVERY_PREFIX) :])
+            if found is not None and not found.joined:
+                found.joined = True
+                return found
+        detail = _obj(entry.get("detail"))
+        name = _str(detail.get("toolName")) or _str(entry.get("title"))
+        spawn = _spawn_meta(entry).get("spawnCallId")
+        if isinstance(spawn, str) and spawn:
+            used.add(spawn)
+            if spawn in by_id and not by_id[spawn].joined:
+                by_id[spawn].joined = True
+                return by_id[spawn]
+            return spawn
+        effect_input = legacy_input(name, detail.get("input"))
+        for call in by_name.get(name or "", []):
+            if call.joined:
+                continue
+            if _agree(legacy_input(name, call.args), effect_input):
+                call.joined = True
+                used.add(call.call_id)
+                return call
+        # A call made inside run_typescript: the hook run Vibe noted for it, if any.
+        created = entry.get("createdAt")
+        for when, cid in notices:
+            if cid in used or not cid.startswith(_TS_PREFIX):
+                continue
+            timed = isinstance(when, int | float) and isinstance(created, int | float)
+            if timed and when > created:
+                break
+            used.add(cid)
+            return cid
+        return None
+
+    def _effect(
+        self,
+        store: _Store,
+        entry: dict[str, Any],
+        call: _Call | str | None,
+        ts: str | None,
+        lane: str | None,
+        turn: str | None,
+        seq: int,
+        out: SessionRead,
+    ) -> None:
+        detail = _obj(entry.get("detail"))
+        state = _obj(entry.get("state"))
+        name = _str(detail.get("toolName")) or _str(entry.get("title"))
+        eid = str(entry.get("id") or "")
+        if isinstance(call, _Call):
+            call_id: str = call.call_id
+            call.ts = ts
+            if not name or name == "tool" or eid.startswith(_DISCOVERY_PREFIX):
+                name = call.name
+        elif isinstance(call, str):
+            call_id = call
+        else:
+            call_id = f"vibe-effect:{eid.removeprefix('effect-')}"
+        tool_input = legacy_input(name, detail.get("input"))
+        extra: dict[str, Any] = {"file": os.path.basename(store.path), "entry": eid}
+        if isinstance(call, _Call):
+            extra["model_tool_name"] = call.name
+        elif call is None:
+            extra["call_id_inferred"] = "none in the store: a call made inside run_typescript"
+        kind_of = _str(detail.get("kind"))
+        if kind_of:
+            extra["effect_kind"] = kind_of
+        ev = self._new(store, "tool_call", ("call", eid), ts, lane, turn, seq)
+        ev.update(tool_name=name, tool=canonical_tool(name), call_id=call_id, input=tool_input)
+        ev["path"] = tool_path(tool_input)
+        ev["ok"] = None
+        ev["extra"] = dict(extra)
+        out.events.append(ev)
+        child = _str(detail.get("childSessionId"))
+        if child:
+            self._subagent(store, entry, child, call_id, ts, turn, seq, out)
+        status_raw = _str(state.get("status"))
+        if status_raw in (None, "running", "pending"):
+            return  # not settled yet: a later import adds its result
+        status = _status(status_raw, state)
+        output = _effect_output(state)
+        error = state.get("error") if isinstance(state.get("error"), dict) else None
+        done = iso_ms(entry.get("updatedAt")) or ts
+        kind = "tool_result" if status == "ok" else "tool_error"
+        res = self._new(store, kind, ("result", eid), done, lane, turn, seq)
+        res.update(tool_name=name, tool=canonical_tool(name), call_id=call_id)
+        res["output"] = output
+        res["status"] = status
+        res["ok"] = STATUS_OK[status]
+        res["error"] = _str(error.get("message")) if error else _str(state.get("reason"))
+        rextra = dict(extra, effect_status=status_raw)
+        code = shell_exit_code(name, output)
+        if code is not None:
+            rextra["exit_code"] = code
+        if isinstance(call, _Call) and call.outcome:
+            rextra["checkpoint_outcome"] = call.outcome
+        res["extra"] = rextra
+        out.events.append(res)
+
+    def _subagent(
+        self,
+        store: _Store,
+        entry: dict[str, Any],
+        child: str,
+        call_id: str,
+        ts: str | None,
+        turn: str | None,
+        seq: int,
+        out: SessionRead,
+    ) -> None:
+        """A spawn: the child's start, then everything its own store folder holds."""
+        detail = _obj(entry.get("detail"))
+        spawn_input = _obj(detail.get("input"))
+        start = self._new(store, "subagent_start", ("subagent", child), ts, child, turn, seq)
+        start["parent_call_id"] = call_id
+        agent_type = _str(spawn_input.get("agent")) or _str(_spawn_meta(entry).get("agentType"))
+        if agent_type:
+            start["agent_type"] = agent_type
+        start["text"] = _str(spawn_input.get("task"))
+        start["extra"] = {
+            "file": os.path.basename(store.path),
+            "entry": entry.get("id"),
+            "agent_name": detail.get("agentName"),
+        }
+        out.events.append(start)
+        if os.path.basename(child) != child or not child.startswith(CHILD_PREFIX):
+            out.problems.append(Problem(store.path, f"unsafe child session id {child!r}"))
+            return
+        folder = os.path.join(os.path.dirname(store.path), child)
+        if not is_unified(folder):
+            out.problems.append(
+                Problem(folder, f"subagent {child}'s store is missing; its calls are not imported")
+            )
+            return
+        sub = self._load(folder, out)
+        if sub is None:
+            return
+        out.children.append(folder)
+        sub.root_id = store.root_id
+        sub.cwd = sub.cwd or store.cwd
+        self._events(sub, out, lane=child)
+
+    def _checkpoint_only(
+        self, store: _Store, call: _Call, calls: list[_Call], lane: str | None, out: SessionRead
+    ) -> None:
+        """A model call no effect stands for: times are its neighbours' (marked inferred)."""
+        ts = _neighbour_ts(out.events, call, calls, store)
+        extra = {
+            "file": os.path.basename(store.path),
+            "timestamp_inferred": True,
+            "from": "checkpoint",
+        }
+        ev = self._new(store, "tool_call", ("call", call.call_id), ts, lane, None, call.position)
+        ev.update(tool_name=call.name, tool=canonical_tool(call.name), call_id=call.call_id)
+        ev["input"] = call.args
+        ev["path"] = tool_path(call.args)
+        ev["ok"] = None
+        ev["extra"] = dict(extra)
+        out.events.append(ev)
+        if call.outcome is None:
+            return
+        status = "ok" if call.outcome == "success" else "failed"
+        kind = "tool_result" if status == "ok" else "tool_error"
+        # It returned after the calls made inside it (real-harnesses.md §1.3).
+        marker = f":{call.call_id}:"
+        inner = [
+            str(e["ts"])
+            for e in out.events
+            if str(e.get("call_id") or "").startswith(_TS_PREFIX) and marker in str(e["call_id"])
+        ]
+        done = _shift(max(inner), 1) if inner else ts
+        res = self._new(store, kind, ("result", call.call_id), done, lane, None, call.position)
+        res.update(tool_name=call.name, tool=canonical_tool(call.name), call_id=call.call_id)
+        parsed = fastjson.parse_or_none(call.result) if call.result else None
+        res["output"] = parsed if parsed is not None else call.result
+        res["status"] = status
+        res["ok"] = STATUS_OK[status]
+        if status == "failed":
+            res["error"] = _failure_message(parsed) or call.result
+        res["extra"] = dict(extra, checkpoint_outcome=call.outcome)
+        out.events.append(res)
+
+
+def _event(
+    session_id: str, kind: str, received_at: str, ts: str | None, ident: tuple[Any, ...]
+) -> dict[str, Any]:
+    return dict(
+        new_event(
+            harness=HARNESS,
+            source=SOURCE,
+            session_id=session_id,
+            kind=kind,
+            received_at=received_at,
+            ts=ts,
+            id_parts=ident,
+        )
+    )
+
+
+def _lane_fields(ev: dict[str, Any], cwd: str | None, lane: str | None, seq: int) -> None:
+    if cwd:
+        ev["cwd"] = cwd
+    if lane:
+        ev["agent_id"] = lane
+    ev["seq"] = seq
+
+
+def _checkpoint_calls(entries: list[dict[str, Any]]) -> list[_Call]:
+    calls: list[_Call] = []
+    by_id: dict[str, _Call] = {}
+    for position, entry in enumerate(entries, 1):
+        msg = entry.get("message") if isinstance(entry.get("message"), dict) else None
+        if msg is None:
+            continue
+        role = msg.get("role")
+        content = msg.get("content")
+        if role == "assistant" and isinstance(content, list):
+            for part in content:
+                if not isinstance(part, dict) or part.get("type") != "tool_call":
+                    continue
+                cid = _str(part.get("id"))
+                if cid is None or cid in by_id:
+                    continue
+                args = part.get("arguments")
+                value = args.get("value") if isinstance(args, dict) else args
+                if value is None and isinstance(args, dict) and isinstance(args.get("raw"), str):
+                    value = fastjson.parse_or_none(args["raw"])
+                call = _Call(cid, str(part.get("name") or ""), value, position)
+                calls.append(call)
+                by_id[cid] = call
+        elif role == "tool":
+            cid = _str(msg.get("tool_call_id"))
+            if cid in by_id:
+                by_id[cid].result = _text(content)
+                outcome = msg.get("outcome")
+                by_id[cid].outcome = outcome if isinstance(outcome, str) else "success"
+    return calls
+
+
+def _hook_notices(entries: list[dict[str, Any]]) -> list[tuple[Any, str]]:
+    """(createdAt, toolCallId) of every pre_tool hook run Vibe noted, in time order."""
+    found = []
+    for entry in entries:
+        if entry.get("type") != "notice":
+            continue
+        detail = _obj(entry.get("detail"))
+        if detail.get("kind") == "hook_run_started" and detail.get("scope") == "pre_tool":
+            cid = _str(detail.get("toolCallId"))
+            if cid:
+                found.append((entry.get("createdAt"), cid))
+    found.sort(key=lambda x: x[0] if isinstance(x[0], int | float) else 0)
+    return found
+
+
+def _last_assistant_of_turn(entries: list[dict[str, Any]]) -> set[Any]:
+    last: dict[Any, Any] = {}
+    for entry in entries:
+        if entry.get("type") == "message" and entry.get("role") == "assistant":
+            last[entry.get("turnId")] = entry.get("id")
+    return set(last.values())
+
+
+def _spawn_meta(entry: dict[str, Any]) -> dict[str, Any]:
+    state = _obj(entry.get("state"))
+    output = _obj(state.get("output"))
+    meta = _obj(output.get("_meta"))
+    found = meta.get(_SUBAGENT_META)
+    return found if isinstance(found, dict) else {}
+
+
+def _agree(args: Any, effect_input: Any) -> bool:
+    """The model's arguments and an effect's input describe one call: every argument the model
+    gave has the same value in the input (Vibe adds defaults such as ``replace_all`` and
+    ``deadline_unix_ms``)."""
+    if not isinstance(args, dict) or not isinstance(effect_input, dict):
+        return args == effect_input or effect_input is None
+    return all(effect_input.get(k, v) == v for k, v in args.items())
+
+
+def _status(raw: str, state: dict[str, Any]) -> str:
+    status = _EFFECT_STATUS.get(raw, "failed")
+    if raw == "skipped":
+        decision = state.get("decision")
+        reason = str(state.get("reason") or "").lower()
+        if decision == "deny" or "denied" in reason or "rejected" in reason:
+            return "refused"
+    return status
+
+
+def _effect_output(state: dict[str, Any]) -> Any:
+    output = state.get("output")
+    if isinstance(output, dict):
+        if "structured_content" in output:
+            return output["structured_content"]
+        if isinstance(output.get("error"), dict):
+            return None
+    text = state.get("outputText")
+    return text if text else None
+
+
+def _failure_message(parsed: Any) -> str | None:
+    """``{"result": {"type": "error", "error": {"message": ...}}}`` -> the message."""
+    if isinstance(parsed, dict) and isinstance(parsed.get("result"), dict):
+        error = parsed["result"].get("error")
+        if isinstance(error, dict):
+            return _str(error.get("message"))
+    return None
+
+
+def _neighbour_ts(
+    events: list[dict[str, Any]], call: _Call, calls: list[_Call], store: _Store
+) -> str | None:
+    """A time for a call without an effect: the first event of a call made inside it
+    (``typescript:<n>:<call id>:…``), else the call joined just before it, else the session's
+    start."""
+    marker = f":{call.call_id}:"
+    for ev in events:
+        cid = str(ev.get("call_id") or "")
+        if ev.get("kind") == "tool_call" and cid.startswith(_TS_PREFIX) and marker in cid:
+            return _shift(str(ev["ts"]), -1)  # it was called just before the calls inside it
+    before = [c for c in calls if c.ts and c.position < call.position]
+    if before:
+        return max(before, key=lambda c: c.position).ts
+    return iso_ms(store.created_at)
+
+
+# ---- 2.x folders ---------------------------------------------------------------------------
+
+_TAG_STATUS = (
+    ("<user_cancellation>", "cancelled"),
+    ("<tool_error>", "failed"),
+)
+
+
+def _legacy_status(text: str | None) -> tuple[str, str | None]:
+    """What became of a 2.x call, from its tool message (harnesses.md §3.3)."""
+    body = (text or "").strip()
+    for tag, status in _TAG_STATUS:
+        if body.startswith(tag):
+            inner = body[len(tag) :]
+            close = "</" + tag[1:]
+            inner = inner[: inner.rfind(close)] if close in inner else inner
+            if status == "failed" and "was denied by hook" in inner:
+                return "refused", inner.strip()
+            return status, inner.strip()
+    return "ok", None
+
+
+def read_lines(path: str, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None]]:
+    """``(line number, bytes)`` of a JSON-lines file, streaming; a line over ``limit`` bytes
+    comes back as None (its rest is skipped, never held). Opens at once (StoreError)."""
+    return _lines_of(os.fdopen(_open_regular(path), "rb"), limit)
+
+
+def _lines_of(fh: Any, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    with fh:
+        number = 0
+        while True:
+            line = fh.readline(limit + 1)
+            if not line:
+                return
+            number += 1
+            if len(line) > limit and not line.endswith(b"\n"):
+                while True:  # drain the rest of the oversize line in bounded pieces
+                    more = fh.readline(1 << 20)
+                    if not more or more.endswith(b"\n"):
+                        break
+                yield number, None
+                continue
+            yield number, line
+
+
+class LegacyReader:
+    """Reads one 2.x session folder (``meta.json`` + ``messages.jsonl``) into events."""
+
+    def __init__(self, received_at: str) -> None:
+        self.received_at = received_at
+
+    def read(self, folder: str) -> SessionRead:
+        out = SessionRead(folder, "legacy")
+        meta_path = os.path.join(folder, "meta.json")
+        meta: dict[str, Any] = {}
+        if os.path.exists(meta_path):
+            try:
+                found = read_json(meta_path)
+                meta = found if isinstance(found, dict) else {}
+                out.files.append(meta_path)
+            except StoreError as exc:
+                out.problems.append(Problem(meta_path, f"meta.json: {exc}; session id from name"))
+        name = os.path.basename(folder)
+        sid = _str(meta.get("session_id")) or name
+        parent = _str(meta.get("parent_session_id"))
+        out.session_id = parent or sid
+        lane = sid if parent else None
+        start = iso_ms(meta.get("start_time")) or self.received_at
+        env = _obj(meta.get("environment"))
+        cwd = _str(env.get("working_directory"))
+        path = os.path.join(folder, "messages.jsonl")
+        calls: dict[str, tuple[str, int]] = {}  # call id -> (tool name, line)
+        pending_stop: dict[str, Any] | None = None
+        try:
+            lines = self._lines(read_lines(path), path, out)  # streamed: memory stays flat
+        except StoreError as exc:
+            out.problems.append(Problem(path, f"messages.jsonl: {exc}"))
+            return out
+        out.files.append(path)
+        out.readable = True
+
+        def new(kind: str, ident: Any, number: int) -> dict[str, Any]:
+            ev = _event(out.session_id, kind, self.received_at, start, (sid, number, ident))
+            _lane_fields(ev, cwd, lane, number)
+            ev["extra"] = {
+                "file": f"{name}/messages.jsonl",
+                "line": number,
+                "timestamp_inferred": True,
+            }
+            return ev
+
+        for number, msg in lines:
+            role = msg.get("role")
+            if role == "system":
+                out.not_recorded["system prompt"] = out.not_recorded.get("system prompt", 0) + 1
+                continue
+            if role == "user":
+                if pending_stop is not None:
+                    out.events.append(pending_stop)
+                    pending_stop = None
+                if msg.get("injected"):
+                    ev = new("other", "injected", number)
+                    ev["text"] = _text(msg.get("content"))
+                    ev["extra"]["text_kind"] = "injected"
+                else:
+                    ev = new("prompt", "prompt", number)
+                    ev["text"] = _text(msg.get("content"))
+                out.events.append(ev)
+            elif role == "assistant":
+                tool_calls = msg.get("tool_calls")
+                text = _text(msg.get("content"))
+                if isinstance(tool_calls, list) and tool_calls:
+                    pending_stop = None
+                    for n, call in enumerate(tool_calls):
+                        self._legacy_call(call, n, number, new, calls, out)
+                    continue
+                pending_stop = new("agent_stop" if not lane else "subagent_stop", "stop", number)
+                pending_stop["text"] = text
+                pending_stop["ok"] = True
+            elif role == "tool":
+                cid = _str(msg.get("tool_call_id"))
+                text = _text(msg.get("content"))
+                status, error = _legacy_status(text)
+                tool = _str(msg.get("name")) or (calls.get(cid or "", ("", 0))[0] or None)
+                kind = "tool_result" if status == "ok" else "tool_error"
+                ev = new(kind, ("result", cid), number)
+                ev.update(tool_name=tool, tool=canonical_tool(tool), call_id=cid, output=text)
+                ev["status"] = status
+                ev["ok"] = STATUS_OK[status]
+                ev["error"] = error
+                out.events.append(ev)
+            else:
+                key = f"message role {role!r}"
+                out.not_recorded[key] = out.not_recorded.get(key, 0) + 1
+        if pending_stop is not None:
+            out.events.append(pending_stop)
+        return out
+
+    def _lines(
+        self, raw: Iterator[tuple[int, bytes | None]], path: str, out: SessionRead
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
+        for number, data in raw:
+            if data is None:
+                out.problems.append(Problem(path, f"line {number}: longer than the line limit"))
+                continue
+            if not data.strip():
+                continue
+            try:
+                value, _ = fastjson.loads_strict(data.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                out.problems.append(Problem(path, f"line {number}: not UTF-8 (byte {exc.start})"))
+                continue
+            except (ValueError, RecursionError) as exc:
+                reason = "truncated" if not data.endswith(b"\n") else f"not JSON ({exc})"
+                out.problems.append(Problem(path, f"line {number}: {reason}"))
+                continue
+            if not isinstance(value, dict):
+                out.problems.append(Problem(path, f"line {number}: not a JSON object"))
+                continue
+            yield number, value
+
+    def _legacy_call(
+        self,
+        call: Any,
+        n: int,
+        number: int,
+        new: Any,
+        calls: dict[str, tuple[str, int]],
+        out: SessionRead,
+    ) -> None:
+        if not isinstance(call, dict):
+            out.problems.append(
+                Problem("messages.jsonl", f"line {number}: tool call {n} not an object")
+            )
+            return
+        fn = _obj(call.get("function"))
+        tool = _str(fn.get("name"))
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            parsed = fastjson.parse_or_none(args)
+            args = parsed if parsed is not None else args
+        cid = _str(call.get("id"))
+        ev = new("tool_call", ("call", cid, n), number)
+        ev.update(tool_name=tool, tool=canonical_tool(tool), call_id=cid, input=args)
+        ev["path"] = tool_path(args)
+        ev["ok"] = None
+        if cid:
+            calls[cid] = (tool or "", number)
+        out.events.append(ev)
+
+
+# ---- the import ----------------------------------------------------------------------------
+
+HELP = """Import Mistral Vibe sessions: the 3.x unified session store and 2.x session folders.
+
+FILE_OR_DIR is a session's store folder (``~/.vibe/logs/session/unified/<id>``, the one with
+CURRENT), a 2.x ``session_<time>_<id>`` folder (meta.json + messages.jsonl), or any folder
+above them, such as ~/.vibe or ~/.vibe/logs/session (every session under it). A subagent's
+``child-*`` store is read with its parent, its calls in the subagent's lane. A missing or
+corrupt file (a chunk, the manifest) is named with what it held; the rest is still imported.
+Exit 1 only when nothing could be read, or an event could not be scrubbed.
+"""
+
+
+class VibeImporter:
+    """Imports Vibe session folders into ``$TRAIL_HOME``; one instance per ``trail import``."""
+
+    def __init__(self, home: str | None = None, task: str | None = None) -> None:
+        from trace_ingest.config import load_config
+        from trace_ingest.events import now_iso
+        from trace_ingest.importers._pipeline import TraceWriter
+        from trace_ingest.importers.claude_transcript import ImportReport
+        from trace_ingest.paths import ensure_home, trail_home
+        from trace_ingest.scrub import load_scrubber
+
+        self.home = ensure_home(home or trail_home())
+        self.limit = int(load_config(self.home)["capture"]["max_field_chars"])
+        self.scrubber = load_scrubber(self.home)
+        self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
+        self.report = ImportReport(task=task)
+        self.received_at = now_iso()
+        self._seen: set[tuple[str, str]] = set()
+
+    def run(self, paths: Iterable[str]) -> Any:
+        read_any = False
+        for kind, folder in find_sessions(paths):
+            reader = UnifiedReader if kind == "unified" else LegacyReader
+            session = reader(self.received_at).read(folder)
+            read_any = read_any or session.readable
+            self._write(session)
+        self.report.sessions = [
+            {
+                "session_id": sink.session_id,
+                "key": f"{HARNESS}/{sink.key}",
+                "trace": sink.path,
+                "events_written": sink.written,
+            }
+            for sink in self.writer.sinks.values()
+        ]
+        if not read_any and not self.report.errors:
+            self.report.errors.append(
+                {"file": ", ".join(paths), "error": "no Vibe session could be read there"}
+            )
+        return self.report
+
+    def _write(self, session: SessionRead) -> None:
+        from trace_ingest.importers._pipeline import finish
+        from trace_ingest.importers.claude_transcript import FileSummary
+
+        summary = FileSummary(session.path, lines=len(session.files))
+        self.report.files.append(summary)
+        if not session.readable:
+            for problem in session.problems:
+                self.report.errors.append({"file": problem.file, "error": problem.reason})
+            return
+        for problem in session.problems:
+            self.report.warnings.append(f"{problem.file}: {problem.reason}")
+        for key, n in session.not_recorded.items():
+            self.report.not_recorded[key] = self.report.not_recorded.get(key, 0) + n
+        by_session: dict[str, list[dict[str, Any]]] = {}
+        for ev in session.events:
+            sid = str(ev["session_id"])
+            summary.events += 1
+            if (sid, ev["id"]) in self._seen:
+                summary.duplicates += 1
+                continue
+            self._seen.add((sid, ev["id"]))
+            if self.writer.known(sid, ev["id"]):
+                summary.already_present += 1
+                continue
+            try:
+                clean = finish(ev, self.scrubber, self.limit)
+            except Exception as exc:  # fail closed: nothing of this event is written
+                self.report.errors.append(
+                    {
+                        "file": session.path,
+                        "error": f"scrubbing failed ({type(exc).__name__}); event not written",
+                    }
+                )
+                continue
+            for rule, n in clean.get("redactions", {}).items():
+                self.report.redactions[rule] = self.report.redactions.get(rule, 0) + n
+            self.report.truncated_fields += len(clean.get("truncated", {}))
+            by_session.setdefault(sid, []).append(clean)
+        for sid, events in by_session.items():
+            summary.written += self.writer.append(sid, events)
+
+
+def import_paths(paths: Iterable[str], home: str | None = None, task: str | None = None) -> Any:
+    """Import Vibe session folders (see ``HELP``); returns the report."""
+    listed = list(paths)
+    report = VibeImporter(home, task).run(listed)
+    data_fix = report.as_dict
+
+    def as_dict() -> dict[str, Any]:
+        data: dict[str, Any] = data_fix()
+        data["harness"], data["source"] = HARNESS, SOURCE
+        return data
+
+    report.as_dict = as_dict
+    return report
