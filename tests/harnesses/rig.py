@@ -251,6 +251,34 @@ def prepare_run(scenario: Scenario, root: Path) -> RunContext:
     return ctx
 
 
+def launch(
+    cmd: list[str], paths: RunPaths, env: dict[str, str], label: str, timeout: float = RUN_TIMEOUT
+) -> tuple[int, int, float]:
+    """Run a harness program in the project, in its own session, stdout to ``paths.stream`` and
+    stderr to ``paths.stderr``: ``(pid, exit code, seconds)``. Killed (its whole process group)
+    and an AssertionError raised when it runs past ``timeout``."""
+    started = time.monotonic()
+    with paths.stream.open("wb") as out, paths.stderr.open("wb") as err:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=paths.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+        )
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)  # our own process group
+            proc.wait()
+            raise AssertionError(
+                f"{label} did not finish in {timeout}s; see {paths.root}"
+            ) from None
+    return proc.pid, returncode, time.monotonic() - started
+
+
 def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
     """Run ``scenario`` once in ``root`` (emptied first) and wait for its hooks to settle."""
     ctx = prepare_run(scenario, root)
@@ -278,31 +306,12 @@ def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
             "stream-json",
             "--verbose",
         ]
-        started = time.monotonic()
-        with paths.stream.open("wb") as out, paths.stderr.open("wb") as err:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=paths.project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
-            try:
-                returncode = proc.wait(timeout=RUN_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)  # our own process group
-                proc.wait()
-                raise AssertionError(
-                    f"{scenario.name}: claude did not finish in {RUN_TIMEOUT}s; see {root}"
-                ) from None
-        seconds = time.monotonic() - started
+        pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: claude")
         # Async hooks Claude started may still run; wait for its session to empty.
         settle_start = time.monotonic()
 
         def alive() -> list[str]:
-            return sorted(set(_session_members(proc.pid)) | set(_run_members(paths.trail_home)))
+            return sorted(set(_session_members(pid)) | set(_run_members(paths.trail_home)))
 
         lingering = alive()
         while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:

@@ -19,9 +19,7 @@ still waits for any process that carries the run's TRAIL_HOME. Only 127.0.0.1 is
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -33,10 +31,10 @@ from tests.harnesses.rig import (
     Scenario,
     _run_members,
     base_env,
+    launch,
     trail,
 )
 
-RUN_TIMEOUT = 120.0
 SETTLE_TIMEOUT = 30.0
 
 CONFIG = """\
@@ -106,26 +104,7 @@ def run(scenario: Scenario, root: Path, vibe: Path) -> RunResult:
             "--output-dir",
             str(root / "outdir"),
         ]
-        started = time.monotonic()
-        with paths.stream.open("wb") as out, paths.stderr.open("wb") as err:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=paths.project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
-            try:
-                returncode = proc.wait(timeout=RUN_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)  # our own process group
-                proc.wait()
-                raise AssertionError(
-                    f"{scenario.name}: vibe did not finish in {RUN_TIMEOUT}s; see {root}"
-                ) from None
-        seconds = time.monotonic() - started
+        _pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: vibe")
         settle_start = time.monotonic()
         lingering = _run_members(paths.trail_home)
         while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
