@@ -96,5 +96,10 @@ def judge(inp: GradeInput) -> L2Result:
     )
     status = None
     if judged.judge.get("called"):
-        status = verification(home, str(judged.judge["model"]), judged.judge.get("replay_sha256"))
+        status = verification(
+            home,
+            str(judged.judge["model"]),
+            judged.judge.get("replay_sha256"),
+            judged.judge.get("spec"),
+        )
     return judged.result(status, inp.guides.as_list() if inp.guides is not None else [])

@@ -286,7 +286,9 @@ def read_all(home: str) -> list[dict[str, Any]]:
     return read_objects(calibrations_path(home))
 
 
-def verification(home: str, judge: str, replay_sha256: str | None = None) -> dict[str, Any]:
+def verification(
+    home: str, judge: str, replay_sha256: str | None = None, spec: str | None = None
+) -> dict[str, Any]:
     """Is ``judge`` verified for the current prompt? From its latest calibration with this
     prompt hash (and replay file hash, for a replay judge): ``verified`` (bool), ``state``
     (True passed, False failed, None never calibrated: ``scorers.verdicts.JudgeInfo``),
@@ -306,7 +308,7 @@ def verification(home: str, judge: str, replay_sha256: str | None = None) -> dic
         return {
             **none,
             "reason": f"{judge} has no calibration for prompt {PROMPT_VERSION} "
-            f"(run `trail eval calibrate --judge {judge}`)",
+            f"(run `trail eval calibrate --judge {spec or judge}`)",
         }
     last = mine[-1]
     g = (last.get("guides") or {}).get("balanced_accuracy")

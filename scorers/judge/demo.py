@@ -84,7 +84,7 @@ def write_replay(home: str, key: str, events: list[dict[str, Any]]) -> str:
     book = {
         "format": "trail-replay/1",
         "recorded_with": "written by trail demo (not a live model)",
-        "responses": [{"session": key, "facts": facts, "usage": {"input": 0, "output": 0}}],
+        "responses": [{"session": key, "facts": facts}],  # tokens: estimated by replay
     }
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

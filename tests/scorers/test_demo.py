@@ -46,6 +46,8 @@ def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
     [judged] = l2
     assert judged["sessionId"] == guided[0]["session_id"]
     assert judged["l2"]["judge"]["replayed"] is True
+    assert judged["verdict"] == "misaligned"  # npm install against CLAUDE.md's pnpm rule
+    assert sorted(a["verdict"] for a in judged["l2"]["actions"]) == ["aligned", "misaligned"]
     assert "REPLAYED" in done.stdout and "no model was called" in done.stdout
     assert verdicts == {
         "clean": "clean-pass",
