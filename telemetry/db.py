@@ -66,5 +66,5 @@ def write_transaction(db: Database | sqlite3.Connection) -> Iterator[sqlite3.Con
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    if conn.in_transaction:  # lifecycle.sweep commits on its own when it closed something
+    if conn.in_transaction:
         conn.execute("COMMIT")

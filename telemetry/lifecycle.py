@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from telemetry.db import write_transaction
 from trace_ingest.events import now_iso
 
 # Hooks registered async may deliver a few events after SessionEnd (harnesses.md §1.3: async
@@ -112,23 +113,21 @@ def apply(db: Database, key: str, trace_path: str, new_events: list[dict[str, An
 
 
 def sweep(db: Database, idle_minutes: float, now: float | None = None) -> int:
-    """Close every session idle for ``idle_minutes``; returns how many were closed."""
+    """Close every session idle for ``idle_minutes``, in one write transaction (MirrorBusy
+    when another writer keeps the lock); returns how many were closed."""
     cutoff = (time.time() if now is None else now) - idle_minutes * 60
-    rows = db.conn.execute(
-        "SELECT key, last_event_at FROM sessions WHERE state != 'closed'"
-    ).fetchall()
     closed = 0
-    for key, last in rows:
-        t = to_epoch(last)
-        if t is not None and t <= cutoff:
-            db.conn.execute(
-                "UPDATE sessions SET state = 'closed', close_reason = 'idle', closed_at = ?"
-                " WHERE key = ?",
-                [from_epoch(t + idle_minutes * 60), key],
-            )
-            closed += 1
-    if closed:
-        db.conn.commit()
+    with write_transaction(db) as conn:
+        rows = conn.execute("SELECT key, last_event_at FROM sessions WHERE state != 'closed'")
+        for key, last in rows.fetchall():
+            t = to_epoch(last)
+            if t is not None and t <= cutoff:
+                conn.execute(
+                    "UPDATE sessions SET state = 'closed', close_reason = 'idle', closed_at = ?"
+                    " WHERE key = ?",
+                    [from_epoch(t + idle_minutes * 60), key],
+                )
+                closed += 1
     return closed
 
 

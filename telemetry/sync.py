@@ -32,7 +32,7 @@ from sqlite_utils import Database
 
 from telemetry import lifecycle
 from telemetry.db import MirrorBusy as MirrorBusy
-from telemetry.db import begin_immediate, write_transaction
+from telemetry.db import begin_immediate
 from trace_ingest._blake import blake2b
 from trace_ingest.events import KINDS, LINE_PREFIX, now_iso
 from trace_ingest.paths import sessions_dir
@@ -75,9 +75,8 @@ _COLUMNS = (
 _SCALARS = (str, int, float, type(None))
 _SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 _INSERT = (
-    "INSERT OR IGNORE INTO events (id, session_key, harness, source, kind, ts, received_at,"
-    " hook_event, tool_name, tool, call_id, path, ok, duration_ms, agent_id, file_offset, body)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    f"INSERT OR IGNORE INTO events ({', '.join(_COLUMNS)})"
+    f" VALUES ({','.join('?' * len(_COLUMNS))})"
 )
 _STATE = (
     "SELECT offset, inode, lines, malformed, mtime_ns, head_hash, tail_hash, full_hash"
@@ -180,8 +179,7 @@ def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = Tr
         for path, key in trace_files(home, report.ignored):
             sync_file(db, path, key, report, reader=not wait, batch=batch)
         batch.commit()
-        with writing(conn):
-            report.closed = lifecycle.sweep(db, idle_minutes)
+        report.closed = lifecycle.sweep(db, idle_minutes)
     except MirrorBusy:
         if wait:
             raise
@@ -191,8 +189,7 @@ def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = Tr
     return report
 
 
-# One write transaction (telemetry.db): BEGIN IMMEDIATE, MirrorBusy when the lock stays taken.
-writing = write_transaction
+# The write lock (telemetry.db): BEGIN IMMEDIATE, MirrorBusy when it stays taken.
 _begin_immediate = begin_immediate
 
 

@@ -14,7 +14,7 @@ from watchdog.observers import Observer
 
 from telemetry.db import open_db
 from telemetry.lifecycle import sweep
-from telemetry.sync import MirrorBusy, SyncReport, sync, writing
+from telemetry.sync import MirrorBusy, SyncReport, sync
 from trace_ingest.config import load_config
 from trace_ingest.paths import ensure_dir, sessions_dir
 
@@ -63,8 +63,7 @@ def run_watch(
             try:
                 _say(sync(db, home, idle), echo)
                 if time.monotonic() - last_sweep >= interval:
-                    with writing(db.conn):
-                        closed = sweep(db, idle)
+                    closed = sweep(db, idle)
                     if closed:
                         echo(f"closed {closed} idle session(s)")
                     last_sweep = time.monotonic()
