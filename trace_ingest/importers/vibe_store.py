@@ -48,6 +48,7 @@ from typing import Any
 from trace_ingest import fastjson
 from trace_ingest.errors import TrailError
 from trace_ingest.events import new_event
+from trace_ingest.importers._pipeline import ImportReport, normalize_ts
 from trace_ingest.tools import STATUS_OK
 from trace_ingest.vibe_tools import (
     canonical_tool,
@@ -223,22 +224,8 @@ def read_json(path: str, limit: int = MAX_FILE_BYTES) -> Any:
     return value
 
 
-def iso_ms(value: Any) -> str | None:
-    """Epoch milliseconds (or ISO text) as ISO 8601 UTC with microseconds and ``Z``."""
-    if isinstance(value, bool):
-        return None
-    try:
-        if isinstance(value, int | float):
-            dt = datetime.fromtimestamp(value / 1000, tz=UTC)
-        elif isinstance(value, str) and value.strip():
-            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=UTC)
-        else:
-            return None
-        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    except (ValueError, OverflowError, OSError):
-        return None
+# Epoch milliseconds (the store's createdAt) or ISO text -> ISO 8601 UTC with ``Z``.
+iso_ms = normalize_ts
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -1047,99 +1034,48 @@ Exit 1 only when nothing could be read, or an event could not be scrubbed.
 
 
 class VibeImporter:
-    """Imports Vibe session folders into ``$TRAIL_HOME``; one instance per ``trail import``."""
+    """Imports Vibe session folders into ``$TRAIL_HOME`` on the shared pipeline
+    (``_pipeline.ImportRun``: report, dedupe, scrub, append); one per ``trail import``."""
 
     def __init__(self, home: str | None = None, task: str | None = None) -> None:
-        from trace_ingest.config import load_config
-        from trace_ingest.events import now_iso
-        from trace_ingest.importers._pipeline import TraceWriter
-        from trace_ingest.importers.claude_transcript import ImportReport
-        from trace_ingest.paths import ensure_home, trail_home
-        from trace_ingest.scrub import load_scrubber
+        from trace_ingest.importers._pipeline import ImportRun
 
-        self.home = ensure_home(home or trail_home())
-        self.limit = int(load_config(self.home)["capture"]["max_field_chars"])
-        self.scrubber = load_scrubber(self.home)
-        self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
-        self.report = ImportReport(task=task)
-        self.received_at = now_iso()
-        self._seen: set[tuple[str, str]] = set()
+        self.run_ = ImportRun(HARNESS, SOURCE, home, task)
 
-    def run(self, paths: Iterable[str]) -> Any:
+    def run(self, paths: Iterable[str]) -> ImportReport:
+        listed = list(paths)
         read_any = False
-        for kind, folder in find_sessions(paths):
+        report = self.run_.report
+        for kind, folder in find_sessions(listed):
             reader = UnifiedReader if kind == "unified" else LegacyReader
-            session = reader(self.received_at).read(folder)
+            session = reader(self.run_.received_at).read(folder)
             read_any = read_any or session.readable
             self._write(session)
-        self.report.sessions = [
-            {
-                "session_id": sink.session_id,
-                "key": f"{HARNESS}/{sink.key}",
-                "trace": sink.path,
-                "events_written": sink.written,
-            }
-            for sink in self.writer.sinks.values()
-        ]
-        if not read_any and not self.report.errors:
-            self.report.errors.append(
-                {"file": ", ".join(paths), "error": "no Vibe session could be read there"}
+        if not read_any and not report.errors:
+            report.errors.append(
+                {"file": ", ".join(listed), "error": "no Vibe session could be read there"}
             )
-        return self.report
+        return self.run_.finish()
 
     def _write(self, session: SessionRead) -> None:
-        from trace_ingest.importers._pipeline import finish
-        from trace_ingest.importers.claude_transcript import FileSummary
+        from trace_ingest.importers._pipeline import FileSummary
 
+        report = self.run_.report
         summary = FileSummary(session.path, lines=len(session.files))
-        self.report.files.append(summary)
+        report.files.append(summary)
         if not session.readable:
             for problem in session.problems:
-                self.report.errors.append({"file": problem.file, "error": problem.reason})
+                report.errors.append({"file": problem.file, "error": problem.reason})
             return
         for problem in session.problems:
-            self.report.warnings.append(f"{problem.file}: {problem.reason}")
+            report.warnings.append(f"{problem.file}: {problem.reason}")
         for key, n in session.not_recorded.items():
-            self.report.not_recorded[key] = self.report.not_recorded.get(key, 0) + n
-        by_session: dict[str, list[dict[str, Any]]] = {}
-        for ev in session.events:
-            sid = str(ev["session_id"])
-            summary.events += 1
-            if (sid, ev["id"]) in self._seen:
-                summary.duplicates += 1
-                continue
-            self._seen.add((sid, ev["id"]))
-            if self.writer.known(sid, ev["id"]):
-                summary.already_present += 1
-                continue
-            try:
-                clean = finish(ev, self.scrubber, self.limit)
-            except Exception as exc:  # fail closed: nothing of this event is written
-                self.report.errors.append(
-                    {
-                        "file": session.path,
-                        "error": f"scrubbing failed ({type(exc).__name__}); event not written",
-                    }
-                )
-                continue
-            for rule, n in clean.get("redactions", {}).items():
-                self.report.redactions[rule] = self.report.redactions.get(rule, 0) + n
-            self.report.truncated_fields += len(clean.get("truncated", {}))
-            by_session.setdefault(sid, []).append(clean)
-        for sid, events in by_session.items():
-            summary.written += self.writer.append(sid, events)
+            report.not_recorded[key] = report.not_recorded.get(key, 0) + n
+        self.run_.write(session.path, summary, ((ev.get("seq") or 0, ev) for ev in session.events))
 
 
-def import_paths(paths: Iterable[str], home: str | None = None, task: str | None = None) -> Any:
+def import_paths(
+    paths: Iterable[str], home: str | None = None, task: str | None = None
+) -> ImportReport:
     """Import Vibe session folders (see ``HELP``); returns the report."""
-    listed = list(paths)
-    report = VibeImporter(home, task).run(listed)
-    data_fix = report.as_dict
-
-    def as_dict() -> dict[str, Any]:
-        data: dict[str, Any] = data_fix()
-        data["harness"], data["source"] = HARNESS, SOURCE
-        return data
-
-    report.as_dict = as_dict
-    return report
+    return VibeImporter(home, task).run(paths)
