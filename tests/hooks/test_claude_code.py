@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -386,3 +388,56 @@ def test_event_id_is_deterministic_and_depends_on_payload() -> None:
     a = claude_code.normalize(p, RECEIVED, "d1")[0]["id"]
     assert a == claude_code.normalize(p, RECEIVED, "d1")[0]["id"]
     assert a != claude_code.normalize(p, RECEIVED, "d2")[0]["id"]
+
+
+def test_instructions_loaded_carries_the_text_that_entered_the_context(tmp_path: Path) -> None:
+    guide = tmp_path / "CLAUDE.md"
+    guide.write_text("Use pnpm, never npm.\n")
+    ev = _one({"hook_event_name": "InstructionsLoaded", "file_path": str(guide)})
+    assert ev["text"] == "Use pnpm, never npm.\n"
+    # Only a readable, regular guide file of bounded size is read; anything else: no text.
+    big = tmp_path / "big.md"
+    big.write_text("x" * (256 * 1024 + 1))
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    other = tmp_path / "id_rsa"
+    other.write_text("not a guide")
+    for path in (big, fifo, other, tmp_path / "missing.md", tmp_path):
+        ev = _one({"hook_event_name": "InstructionsLoaded", "file_path": str(path)})
+        assert ev["text"] is None, path
+
+
+def test_a_skill_load_carries_its_skill_file(tmp_path: Path) -> None:
+    skill = tmp_path / ".claude" / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("Say hello.\n")
+    call = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": str(tmp_path),
+        "tool_name": "Skill",
+        "tool_use_id": "k1",
+    }
+    _, load = claude_code.normalize({**call, "tool_input": {"skill": "greet"}}, "t", "d")
+    assert load["path"] == str(skill / "SKILL.md") and load["text"] == "Say hello.\n"
+    for name in ("../../etc", "plugin:greet", "missing"):
+        _, load = claude_code.normalize({**call, "tool_input": {"skill": name}}, "t", "d")
+        assert "text" not in load and "path" not in load
+
+
+def test_the_guide_path_of_the_hook_imports_only_the_standard_library(tmp_path: Path) -> None:
+    from tests.hooks.test_entry import imported_modules
+
+    guide = tmp_path / "CLAUDE.md"
+    guide.write_text("rule\n")
+    payload = {
+        "session_id": "s-probe",
+        "hook_event_name": "InstructionsLoaded",
+        "file_path": str(guide),
+        "cwd": str(tmp_path),
+    }
+    loaded = imported_modules(json.dumps(payload).encode())
+    assert "trace_ingest.guides" in loaded
+    third_party = {m.split(".")[0] for m in loaded} - set(sys.stdlib_module_names)
+    assert third_party <= {"trace_ingest", "hooks"}, third_party
+    assert "hashlib" not in loaded and "re" not in loaded

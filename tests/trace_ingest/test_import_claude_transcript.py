@@ -555,3 +555,40 @@ def test_report_as_dict_is_json(samples: Path, trail_home: Path) -> None:
     assert isinstance(report, ImportReport)
     data = json.loads(json.dumps(report.as_dict()))
     assert data["files_read"] == 1 and data["errors"] == []
+
+
+def test_rule_files_in_context_keep_their_text(tmp_path: Path, trail_home: Path) -> None:
+    # 2.1.328 lists the rule files in context from the start in one attachment, each with its
+    # content (real-harnesses.md §3.4); L2 judges against exactly that text.
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    path = write_jsonl(
+        tmp_path / "sess-g.jsonl",
+        [
+            {
+                "type": "attachment",
+                "uuid": "i1",
+                "sessionId": "sess-g",
+                "timestamp": "2026-02-01T10:00:00Z",
+                "attachment": {
+                    "type": "instructions",
+                    "files": [
+                        {"path": "/work/proj/CLAUDE.md", "type": "Project", "content": "Use pnpm."},
+                        {
+                            "path": "/home/u/.claude/CLAUDE.md",
+                            "type": "User",
+                            "content": f"token {secret}",
+                        },
+                    ],
+                },
+            },
+            line("user", "u1", "go", sid="sess-g"),
+        ],
+    )
+    report = import_transcripts([str(path)], str(trail_home))
+    assert report.errors == []
+    guides = [e for e in session_events(trail_home, "sess-g") if e["kind"] == "guide_loaded"]
+    assert [(g["path"], g["text"][:9]) for g in guides] == [
+        ("/work/proj/CLAUDE.md", "Use pnpm."),
+        ("/home/u/.claude/CLAUDE.md", "token [RE"),
+    ]
+    assert secret not in json.dumps(guides)  # scrubbed like every field
