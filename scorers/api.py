@@ -8,8 +8,9 @@ Used by ``trail eval score``, ``trail eval gate``, ``trail demo``, the grading q
     graded.records   # the ledger entries written (the dicts `eval score --json` prints)
     graded.render()  # the session report
 
-Raises ``ScorerError`` (a TrailError) when a check crashes, ``NotGradeable`` when a grader that
-needs a closed session is asked for one that is open or past its grading window, and
+Raises ``ScorerError`` (a TrailError) when a check crashes, ``NotGradeable`` when only graders
+that need a closed session (L2) are asked for one that is open or past its grading window
+(asked beside L0 / L1, they are skipped and listed in ``Graded.not_graded``), and
 ``GradeAttemptFailed`` when an attempt failed (no provider, quota, network, a malformed
 answer). Nothing is written in any of those cases.
 """
@@ -41,6 +42,9 @@ class Graded:
     grade: SessionGrade
     records: list[dict[str, Any]]
     parts: list[tuple[Grader, dict[str, Any]]] = field(default_factory=list)
+    # Closed-session graders (L2) asked for beside others, skipped: the session is open or
+    # past its window (scorers.queue states "open" / "not graded").
+    not_graded: list[queue.SessionState] = field(default_factory=list)
 
     def render(self) -> str:
         """The session report: each ledger entry with the lines of the graders in it."""
@@ -53,6 +57,8 @@ class Graded:
             if "levels" in rec:
                 lines = report.render_header(rec) + lines + report.render_footer(rec)
             blocks.append("\n".join(lines))
+        for st in self.not_graded:
+            blocks.append(f"{report.RULE}\n{st.rubric.upper()}: {st.state} ({st.reason})")
         return "\n".join(blocks)
 
 
@@ -91,9 +97,23 @@ def grade_and_record(
     meta = queries.resolve_session(db, ident)
     key = str(meta["key"])
     closed_only = [g for g in graders if g.when == "closed"]
+    not_graded: list[queue.SessionState] = []
     if closed_only:
-        queue.require_gradeable(db, key, now)
-        guide_store.record_guides(db, home, key)
+        blocked = [
+            st
+            for g in closed_only
+            if (st := queue.state_of(db, key, g.rubric, now)).state in queue.NOT_GRADEABLE
+        ]
+        if blocked and len(closed_only) == len(graders):
+            raise queue.NotGradeable(f"{key}: {blocked[0].state}: {blocked[0].reason}")
+        if blocked:
+            # L0 / L1 asked for too: grade those, and say why L2 was not.
+            not_graded = blocked
+            graders = [g for g in graders if g.when != "closed"]
+            levels = tuple(lv for lv in levels if any(g.level == lv for g in graders))
+            closed_only = []
+        else:
+            guide_store.record_guides(db, home, key)
     data = load_session(db, key, home)
     stream = None
     if audit:
@@ -119,7 +139,7 @@ def grade_and_record(
             rec["contents"] = contents
     if record:
         ledger.append(home, records, db)
-    return Graded(grade, records, parts)
+    return Graded(grade, records, parts, not_graded)
 
 
 def set_label(ident: str, column: str, value: str | None, home: str | None = None) -> str:

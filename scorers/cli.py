@@ -230,7 +230,10 @@ def score(
         )
     records = graded.records
     if as_json:
-        _dump({"grades": records})
+        out: dict[str, Any] = {"grades": records}
+        if graded.not_graded:
+            out["notGraded"] = [st.as_dict() for st in graded.not_graded]
+        _dump(out)
     else:
         click.echo(graded.render())
     ctx.exit(exit_code(_verdicts(records)))

@@ -32,6 +32,7 @@ from trace_ingest.errors import ScorerError
 WINDOW_SECONDS = 24 * 3600.0
 OPEN, GRADED, NOT_GRADED_YET, NOT_GRADED = "open", "graded", "not graded yet", "not graded"
 STATES = (OPEN, GRADED, NOT_GRADED_YET, NOT_GRADED)
+NOT_GRADEABLE = (OPEN, NOT_GRADED)  # what no attempt may grade now
 
 
 class NotGradeable(ScorerError):
@@ -101,14 +102,6 @@ def state_of(db: Database, key: str, rubric: str = "l2", now: float | None = Non
 def _window_open(db: Database, key: str, closed_at: str | None, now: float) -> bool:
     anchors = [t for t in (to_epoch(closed_at), to_epoch(queries.last_received(db, key))) if t]
     return bool(anchors) and now <= max(anchors) + WINDOW_SECONDS
-
-
-def require_gradeable(db: Database, key: str, now: float | None = None) -> None:
-    """Raise NotGradeable unless the session is closed and inside its grading window."""
-    for rubric in closed_rubrics():
-        st = state_of(db, key, rubric, now)
-        if st.state in (OPEN, NOT_GRADED):
-            raise NotGradeable(f"{key}: {st.state}: {st.reason}")
 
 
 def pending(db: Database, now: float | None = None) -> list[SessionState]:

@@ -267,3 +267,18 @@ def test_an_open_session_is_not_graded_at_l2(trail_home: Path, judge: StandInJud
     with pytest.raises(queue.NotGradeable, match="open"):
         grade_and_record(db, home, key, levels=("L2",), now=now)
     assert l2_lines(trail_home) == []
+
+
+def test_asked_beside_l0_and_l1_an_open_sessions_l2_is_skipped_and_said(
+    trail_home: Path, judge: StandInJudge
+) -> None:
+    home, sid, now = str(trail_home), "s-open-all", time.time()
+    write_session(
+        trail_home, [ev(sid, "session_start", now - 60, 0), *bash(sid, now - 50, 1, "ls")]
+    )
+    db, _ = queries.open_synced(home)
+    graded = grade_and_record(db, home, f"claude-code/{sid}", levels=("L0", "L1", "L2"), now=now)
+    assert [r["rubric"] for r in graded.records] == ["trace-grader"]
+    assert [st.state for st in graded.not_graded] == [queue.OPEN]
+    assert "L2: open (still open; graded when it closes)" in graded.render()
+    assert l2_lines(trail_home) == []
