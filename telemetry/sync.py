@@ -75,8 +75,7 @@ _COLUMNS = (
 _SCALARS = (str, int, float, type(None))
 _SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 _INSERT = (
-    f"INSERT OR IGNORE INTO events ({', '.join(_COLUMNS)})"
-    f" VALUES ({','.join('?' * len(_COLUMNS))})"
+    f"INSERT OR IGNORE INTO events ({', '.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})"
 )
 _STATE = (
     "SELECT offset, inode, lines, malformed, mtime_ns, head_hash, tail_hash, full_hash"
