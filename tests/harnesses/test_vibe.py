@@ -223,10 +223,13 @@ def test_an_import_after_the_hooks_adds_only_what_they_missed(checked: Checked) 
             lane = _lane(ev)
             missed = (
                 lane != MAIN  # a subagent: no hooks (§1.3)
-                or ev.get("kind") in ("prompt", "subagent_start", "subagent_stop", "other")
+                or ev.get("kind")
+                in ("prompt", "subagent_start", "subagent_stop", "other", "guide_loaded")
                 or tool in ("run_typescript", "search_tool_functions")
             )
-            assert missed, f"{checked.label}: store-only {ev.get('kind')} {tool} {ev['call_id']}"
+            assert missed, (
+                f"{checked.label}: store-only {ev.get('kind')} {tool} {ev.get('call_id')}"
+            )
 
 
 @pytest.mark.parametrize(
@@ -244,3 +247,27 @@ def test_secret_never_stored(vibe_run: Callable[[str, int], Checked], attempt: i
         leaked = [p.decode() for p in pieces if p in data]
         assert not leaked, f"{c.label}: {path} holds {leaked[:3]}"
     assert secret not in json.dumps(c.show)
+
+
+@pytest.mark.parametrize(
+    "attempt", [pytest.param(a, id=f"guides-{a}") for a in range(1, ATTEMPTS + 1)]
+)
+def test_guides_in_context(vibe_run: Callable[[str, int], Checked], attempt: int) -> None:
+    """The root AGENTS.md was in the system prompt the model got (the fake's request log is
+    the truth of the context); the subfolder's reached it with the first read below it."""
+    c = vibe_run("guides", attempt)
+    project = c.result.paths.project
+    root, sub = str(project / "AGENTS.md"), str(project / "sub" / "AGENTS.md")
+    first = json.loads(c.result.paths.server_log.read_text().splitlines()[0])
+    system = first["body"]["messages"][0]["content"]
+    assert f"Contents of {root}" in system and f"Contents of {sub}" not in system
+    events = c.show["events"]
+    guides = {e["path"]: (i, e) for i, e in enumerate(events) if e["kind"] == "guide_loaded"}
+    assert set(guides) == {root, sub}, c.label
+    assert guides[root][1]["text"] == (project / "AGENTS.md").read_text()
+    assert guides[sub][1]["text"].strip() == (project / "sub" / "AGENTS.md").read_text().strip()
+    assert guides[sub][1]["extra"]["reason"] == "nested_traversal"
+    [read_call] = [e for e in events if e["kind"] == "tool_call" and e["tool"] == "read"]
+    first_prompt = next(i for i, e in enumerate(events) if e["kind"] == "prompt")
+    assert guides[root][0] < first_prompt  # in context from the start
+    assert guides[sub][0] > events.index(read_call)  # in context after the read

@@ -153,6 +153,21 @@ TYPESCRIPT = Scenario(
     },
 )
 
+GUIDES = Scenario(
+    name="guides",
+    description="AGENTS.md at the root (in the system prompt) and in a subfolder (added to the "
+    "output of the first read below it)",
+    expects_guide=True,
+    files=lambda ctx: {
+        "AGENTS.md": "# Project rules\n\nRun the tests before you finish.\n",
+        "sub/AGENTS.md": "# Sub rules\n\nNever edit generated files.\n",
+        "sub/file.txt": "generated\n",
+    },
+    prompt=lambda ctx: "Read the file in sub.",
+    script=lambda ctx: {"main": [[read(_p(ctx, "sub/file.txt"))], [bash("echo done")]]},
+)
+
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (READ_SHELL_FAILURE, READ_EDIT, SECRET, PARALLEL, SUBAGENT, TYPESCRIPT)
+    s.name: s
+    for s in (READ_SHELL_FAILURE, READ_EDIT, SECRET, PARALLEL, SUBAGENT, TYPESCRIPT, GUIDES)
 }

@@ -43,9 +43,10 @@ _HOOK = frozenset(
 CAPABILITIES: dict[str, frozenset[str]] = {
     "hook": _HOOK,
     # The session store (§1.4): the same calls with the harness's own times, the typed
-    # prompts, and every subagent's calls in its own lane. 2.x folders have no per-event time
-    # (their events say ``extra.timestamp_inferred``). Token usage is there, not mapped yet.
-    "transcript": _HOOK | {"prompts", "subagents"},
+    # prompts, every subagent's calls in its own lane, and the guides in context (AGENTS.md at
+    # start; a subfolder's as Vibe added it to a read's output). 2.x folders have no per-event
+    # time (their events say ``extra.timestamp_inferred``). Token usage is there, not mapped.
+    "transcript": _HOOK | {"prompts", "subagents", "guides"},
 }
 
 

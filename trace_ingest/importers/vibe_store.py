@@ -305,7 +305,10 @@ class UnifiedReader:
             return out
         out.session_id = store.root_id
         out.readable = True
-        self._events(store, out, lane=None if store.parent_id is None else store.session_id)
+        lane = None if store.parent_id is None else store.session_id
+        if lane is None:
+            self._start_guides(store, out)
+        self._events(store, out, lane=lane)
         return out
 
     # -- loading
@@ -600,6 +603,65 @@ class UnifiedReader:
             rextra["checkpoint_outcome"] = call.outcome
         res["extra"] = rextra
         out.events.append(res)
+        self._lazy_guides(store, state, call_id, done, lane, turn, seq, out)
+
+    def _start_guides(self, store: _Store, out: SessionRead) -> None:
+        """The rule files Vibe puts in the system prompt at start (real-harnesses.md; next-
+        capabilities.md §1.2): ``$VIBE_HOME/AGENTS.md`` and each ``AGENTS.md`` from the
+        project's git root (else the working folder alone) down to the working folder. The
+        store keeps no system prompt, so the text is the file's now: ``extra.text_read_at``
+        says so."""
+        from trace_ingest.guides import VIBE_RULE_FILES, read_guide_text, rule_files
+
+        if not store.cwd or not os.path.isabs(store.cwd):
+            return
+        folders = _project_chain(store.cwd)
+        paths = []
+        vibe_home = _vibe_home_of(store.path)
+        if vibe_home:
+            paths += rule_files(vibe_home, VIBE_RULE_FILES)
+        for folder in folders:
+            paths += rule_files(folder, VIBE_RULE_FILES)
+        ts = iso_ms(store.created_at)
+        for n, path in enumerate(paths):
+            ev = self._new(store, "guide_loaded", ("guide", path), ts, None, None, n)
+            ev["path"] = path
+            ev["text"] = read_guide_text(path)
+            ev["extra"] = {
+                "file": os.path.basename(store.path),
+                "reason": "session_start",
+                "text_read_at": "import",
+            }
+            out.events.append(ev)
+
+    def _lazy_guides(
+        self,
+        store: _Store,
+        state: dict[str, Any],
+        call_id: str,
+        ts: str | None,
+        lane: str | None,
+        turn: str | None,
+        seq: int,
+        out: SessionRead,
+    ) -> None:
+        """A subfolder's ``AGENTS.md`` that a read below it put in the context: Vibe appends
+        ``<vibe_warning>Contents of <path> (project instructions for this directory):\n\n<text>
+        </vibe_warning>`` to the tool's output (observed in 3.0.1), exactly as the model saw it."""
+        text = state.get("outputText")
+        if not isinstance(text, str) or _GUIDE_OPEN not in text:
+            return
+        for n, (path, body) in enumerate(_injected_guides(text)):
+            ev = self._new(store, "guide_loaded", ("guide", path, call_id), ts, lane, turn, seq)
+            ev["path"] = path
+            ev["text"] = body
+            ev["extra"] = {
+                "file": os.path.basename(store.path),
+                "reason": "nested_traversal",
+                "via_call_id": call_id,
+                "n": n,
+            }
+            out.events.append(ev)
 
     def _subagent(
         self,
@@ -683,6 +745,55 @@ class UnifiedReader:
             res["error"] = _failure_message(parsed) or call.result
         res["extra"] = dict(extra, checkpoint_outcome=call.outcome)
         out.events.append(res)
+
+
+_GUIDE_OPEN = "<vibe_warning>\nContents of "
+_GUIDE_MID = " (project instructions for this directory):\n\n"
+_GUIDE_CLOSE = "\n</vibe_warning>"
+
+
+def _injected_guides(text: str) -> list[tuple[str, str]]:
+    """``(path, text)`` of every guide Vibe appended to a tool's output text."""
+    found = []
+    start = text.find(_GUIDE_OPEN)
+    while start >= 0:
+        head = start + len(_GUIDE_OPEN)
+        mid = text.find(_GUIDE_MID, head)
+        end = text.find(_GUIDE_CLOSE, mid) if mid >= 0 else -1
+        if mid < 0 or end < 0:
+            break
+        path = text[head:mid]
+        if os.path.isabs(path) and "\n" not in path:
+            found.append((path, text[mid + len(_GUIDE_MID) : end]))
+        start = text.find(_GUIDE_OPEN, end)
+    return found
+
+
+def _project_chain(cwd: str) -> list[str]:
+    """The folders from the git root above ``cwd`` (if any, below the home folder) down to
+    ``cwd``; just ``cwd`` outside a repository."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    chain = [cwd]
+    current = cwd
+    while True:
+        if os.path.isdir(os.path.join(current, ".git")):
+            return chain[::-1]
+        parent = os.path.dirname(current)
+        if parent == current or os.path.realpath(parent) == home:
+            return [cwd]
+        chain.append(parent)
+        current = parent
+
+
+def _vibe_home_of(store_path: str) -> str | None:
+    """``$VIBE_HOME`` of a store at ``<VIBE_HOME>/logs/session/unified/<id>``, else None."""
+    unified = os.path.dirname(os.path.abspath(store_path))
+    session = os.path.dirname(unified)
+    logs = os.path.dirname(session)
+    names = (os.path.basename(unified), os.path.basename(session), os.path.basename(logs))
+    if names != ("unified", "session", "logs"):
+        return None
+    return os.path.dirname(logs)
 
 
 def _event(
