@@ -18,7 +18,9 @@ Rules (``parse_facts``):
 - a guide neither cited nor declared not engaged: ``IncompleteAnswer``.
 
 Event ids are written ``E12``; ``[E12]`` is read as the same id, and so is the event's own id
-(the 32-hex ``id`` that ``trail show --json`` lists), for answers written by hand for replay.
+(the 32-hex ``id`` that ``trail show --json`` lists); a guide may be named by its label
+(``G1``) or by its name when one guide has it (``CLAUDE.md``): answers written by hand for
+replay read either way.
 """
 
 from __future__ import annotations
@@ -132,9 +134,11 @@ def _finding(raw: Any, index: int, inp: JudgeInput) -> Finding:
         raise UnparseableAnswer(
             f"{where}.relation is {values['relation']!r}, not one of {RELATIONS}"
         )
-    guide = str(values["guide"]).strip()
-    if guide not in inp.guides:
-        raise MalformedAnswer(f"{where} cites guide {guide!r}, which the input did not hold")
+    guide = inp.guide_label(str(values["guide"]).strip())
+    if guide is None:
+        raise MalformedAnswer(
+            f"{where} cites guide {values['guide']!r}, which the input did not hold"
+        )
     cited = str(values["event"]).strip()
     match = _EVENT.match(cited)
     number = int(match.group(1)) if match else inp.position_of(cited)
@@ -159,9 +163,10 @@ def parse_facts(text: str, inp: JudgeInput) -> Facts:
     findings = tuple(_finding(raw, i, inp) for i, raw in enumerate(findings_raw))
     not_engaged: set[str] = set()
     for raw in not_engaged_raw:
-        if not isinstance(raw, str) or raw.strip() not in inp.guides:
+        label = inp.guide_label(raw.strip()) if isinstance(raw, str) else None
+        if label is None:
             raise MalformedAnswer(f"guides_not_engaged names {raw!r}, which the input did not hold")
-        not_engaged.add(raw.strip())
+        not_engaged.add(label)
     cited = {f.guide for f in findings}
     both = sorted(cited & not_engaged)
     if both:

@@ -160,6 +160,14 @@ class JudgeInput:
     def estimated_tokens(self) -> int:
         return estimate_tokens(SYSTEM) + estimate_tokens(self.body)
 
+    def guide_label(self, cited: str) -> str | None:
+        """``G<n>`` for a label, or for a guide's key when exactly one guide has it (answers
+        written by hand may name ``CLAUDE.md``); None otherwise."""
+        if cited in self.guides:
+            return cited
+        named = [label for label, g in self.guides.items() if g.key == cited]
+        return named[0] if len(named) == 1 else None
+
     def position_of(self, event_id: str) -> int | None:
         """The E number of an action given by its event id (None when it is no action)."""
         for n, item in self.all_actions.items():

@@ -9,7 +9,7 @@ A replay file (JSON, ``"format": "trail-replay/1"``)::
      "recorded_with": "what produced the answers (a model, or 'written from labels')",
      "responses": [
        {"input_sha256": "<judge input hash>",        # match on the exact judge input, or
-        "session": "claude-code/<key>",              # on the session (any input), or
+        "session": "claude-code/<key>",              # on the session (key or id), or
         "default": true,                             # answer anything else
         "facts": {"findings": [...], "guides_not_engaged": [...]},  # or "text": "<verbatim>"
         "usage": {"input": 1200, "output": 85},      # optional; estimated when absent
@@ -98,11 +98,8 @@ def find(book: dict[str, Any], prompt: str) -> dict[str, Any] | None:
     digest, session = header_of(prompt)
     entries = [e for e in book["responses"] if isinstance(e, dict)]
     by_input = [e for e in entries if digest is not None and e.get("input_sha256") == digest]
-    by_session = [
-        e
-        for e in entries
-        if session is not None and e.get("session") == session and not e.get("input_sha256")
-    ]
+    names = {session, session.split("/", 1)[-1]} if session else set()
+    by_session = [e for e in entries if e.get("session") in names and not e.get("input_sha256")]
     fallback = [e for e in entries if e.get("default") is True]
     for found in (by_input, by_session, fallback):
         if found:

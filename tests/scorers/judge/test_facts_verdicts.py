@@ -175,3 +175,10 @@ def test_an_actions_own_event_id_is_read_as_its_e_number(npm: Any) -> None:
     assert facts.findings[0].event == install
     with pytest.raises(MalformedAnswer):
         parse_facts(_answer([_f(c.events[0]["id"])], []), inp)  # the session start: no action
+
+
+def test_a_guide_may_be_named_by_its_key_when_unambiguous(npm: Any) -> None:
+    c, inp = npm
+    facts = parse_facts(_answer([_f(f"E{c.steps['install']}", guide="AGENTS.md")], []), inp)
+    assert facts.findings[0].guide == "G1"
+    assert parse_facts(_answer([], ["AGENTS.md"]), inp).not_engaged == {"G1"}

@@ -164,3 +164,11 @@ def test_the_shipped_replay_files_are_up_to_date() -> None:
         assert shipped.read_text(encoding="utf-8") == text(judge), (
             "run .venv/bin/python tools/gen_l2_replay.py"
         )
+
+
+def test_a_session_may_be_named_by_its_id(tmp_path: Path) -> None:
+    c = builtin("npm-violation")
+    bare = c.session_key.split("/", 1)[1]
+    book = write(tmp_path / "r.json", [{"session": bare, "facts": c.answers["oracle"]}])
+    result = judge_session(c.session_key, c.events, c.guides, resolve(f"replay:{book}"))
+    assert result.judgements.guide("G1").verdict == "misaligned"
