@@ -206,3 +206,45 @@ def test_2x_bad_lines_are_named(tmp_path: Path) -> None:
     assert read.not_recorded == {"message role 'weird'": 1}
     code, report = import_json(folder)
     assert code == 0 and len(report["warnings"]) == 2
+
+
+def test_2x_lines_stream_and_an_oversize_line_is_never_held(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from trace_ingest.importers.vibe_store import read_lines
+
+    path = tmp_path / "messages.jsonl"
+    with path.open("wb") as fh:
+        fh.write(b'{"role":"user","content":"hi"}\n')
+        fh.write(b'{"role":"assistant","content":"' + b"x" * (32 << 20) + b'"}\n')  # 32 MiB
+        for _ in range(20_000):
+            fh.write(b'{"role":"assistant","content":"ok"}\n')
+    tracemalloc.start()
+    lines = 0
+    oversize = []
+    for number, data in read_lines(str(path), limit=1 << 20):
+        lines += 1
+        if data is None:
+            oversize.append(number)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert (lines, oversize) == (20_002, [2])
+    assert peak < 8 << 20, peak  # 1 MiB buffers for the line and its drain, not 32 MiB
+
+
+def test_unknown_projection_entries_are_counted(store: Path) -> None:
+    chunk_dir = store / FAIL / "chunks"
+    manifest_path = next((store / FAIL / "generations").glob("*/manifest.json"))
+    manifest = json.loads(manifest_path.read_text())
+    [sha] = manifest["projection_state"]["chunks"]
+    entries = json.loads((chunk_dir / f"{sha}.json").read_text())
+    entries.append({"type": "hologram", "id": "x", "createdAt": 1})
+    body = json.dumps(entries, separators=(",", ":")).encode()
+    import hashlib
+
+    new = hashlib.sha256(body).hexdigest()
+    (chunk_dir / f"{new}.json").write_bytes(body + b"\n")
+    manifest["projection_state"]["chunks"] = [new]
+    manifest_path.write_text(json.dumps(manifest))
+    read = UnifiedReader(NOW).read(str(store / FAIL))
+    assert read.problems == [] and read.not_recorded == {"projection entry 'hologram'": 1}
