@@ -186,3 +186,39 @@ def test_a_live_http_judge_through_the_cli_and_a_quota_failure_writing_nothing(
     assert f"judge: {MODEL} (live" in out.output and "tokens 1234 in / 56 out" in out.output
     [rec] = ledger.read(str(trail_home))
     assert rec["l2"]["judge"]["replayed"] is False
+
+
+def test_config_names_the_judge_and_records_its_live_answers(
+    recorded: tuple[str, str, Any], trail_home: Path, llm_user_path: Path, tmp_path: Path
+) -> None:
+    key, _, c = recorded
+    book = tmp_path / "recorded.json"
+    (trail_home / "config.json").write_text(
+        json.dumps({"judge": {"model": MODEL, "record_to": str(book)}})
+    )
+    with FakeJudgeEndpoint() as fake:
+        configure(llm_user_path, fake.base_url, "sk-test-config")
+        fake.replies = [Reply.json(c.answers["oracle"])]
+        live = invoke("eval", "score", "--session", key, "--level", "L2", "--json")
+    assert live.exit_code == 0, live.output
+    [entry] = json.loads(book.read_text())["responses"]
+    assert entry["session"].endswith(key) and entry["usage"] == {"input": 1234, "output": 56}
+    # re-graded offline from the recording: the same verdicts, nothing appended to the file
+    db, _ = queries.open_synced(str(trail_home))
+    again = grade_and_record(db, str(trail_home), key, levels=("L2",), judge=f"replay:{book}")
+    first, second = (r for r in ledger.read(str(trail_home)) if r["rubric"] == "l2")
+    assert second["l2"]["actions"] == first["l2"]["actions"] == again.records[0]["l2"]["actions"]
+    assert len(json.loads(book.read_text())["responses"]) == 1
+
+
+def test_a_bad_judge_setting_is_reported_and_replaced(trail_home: Path) -> None:
+    from trace_ingest.config import check_config
+
+    (trail_home).mkdir(parents=True, exist_ok=True)
+    (trail_home / "config.json").write_text(
+        json.dumps({"judge": {"max_input_tokens": 5, "model": "", "prices": {"m": {"x": 1}}}})
+    )
+    config, problems = check_config(str(trail_home))
+    assert config["judge"]["max_input_tokens"] == 32_000
+    assert "model" not in config["judge"] and "prices" not in config["judge"]
+    assert len([p for p in problems if p.startswith("judge.")]) == 3
