@@ -121,6 +121,9 @@ def test_hooks_quiet_and_successful(checked: Checked) -> None:
     assert not export.get("warnings"), f"{checked.label}: {export.get('warnings')}"
     for entry in r.stream:
         detail = entry.get("detail") if isinstance(entry.get("detail"), dict) else {}
+        name = detail.get("hookName")
+        if isinstance(name, str) and not name.startswith("trail-"):
+            continue  # the user's own hook (hook_denial's guard denies on purpose)
         if entry.get("type") == "notice" and str(detail.get("kind", "")).startswith("hook_"):
             assert entry.get("level") in ("info", None), f"{checked.label}: {entry}"
 
@@ -135,11 +138,14 @@ def test_raw_hooks_record_every_call_the_main_agent_ran(checked: Checked) -> Non
     t, raw = checked.truth, checked.raw_hooks
     pre = [e for e in raw if e["kind"] == "tool_call"]
     post = [e for e in raw if e["kind"] in RESULT_KINDS]
-    main_effects = [e for e in t.effects if e.lane == MAIN]
+    # A call a user's hook denied never ran, and Vibe skipped trail's later pre_tool for it.
+    main_effects = [e for e in t.effects if e.lane == MAIN and e.status != "refused"]
     assert Counter(e["tool_name"] for e in pre) == Counter(e.tool_name for e in main_effects)
     assert Counter(e["call_id"] for e in pre) == Counter(e["call_id"] for e in post)
     assert all(not str(e.get("agent_id") or "") for e in raw), checked.label
-    model_ids = {c.call_id for c in t.calls if c.lane == MAIN and c.name in QUALIFIED}
+    model_ids = {
+        c.call_id for c in t.calls if c.lane == MAIN and c.name in QUALIFIED and c.ok is not None
+    }
     hooked = {e["call_id"] for e in pre}
     assert model_ids <= hooked, f"{checked.label}: {model_ids - hooked}"
     for ev in post:
@@ -168,7 +174,7 @@ def test_show_equals_store_truth(checked: Checked) -> None:
         if c.name in QUALIFIED:
             assert ev.get("ok") == c.ok, f"{checked.label}: {c.call_id} ok"
         assert "transcript" in ev.get("sources", []), checked.label
-        if c.lane == MAIN and c.name in QUALIFIED:
+        if c.lane == MAIN and c.name in QUALIFIED and c.ok is not None:
             assert "hook" in ev.get("sources", []), f"{checked.label}: {c.call_id} not merged"
     # Every tool Vibe ran (calls made inside run_typescript included), once, same status.
     want = Counter((e.lane, e.tool_name, e.status) for e in t.effects)
@@ -186,7 +192,7 @@ def test_show_equals_store_truth(checked: Checked) -> None:
             assert set(ev.get("sources", [])) == {"hook", "transcript"}, checked.label
     # A shell's exit code is kept as a fact, beside Vibe's "success".
     codes = sorted(e.exit_code for e in t.effects if e.exit_code is not None)
-    results = [e for e in show["events"] if e.get("kind") in RESULT_KINDS]
+    results = [e for e in show["events"] if e.get("kind") in (*RESULT_KINDS, "permission")]
     got_codes = sorted(
         e["extra"]["exit_code"] for e in results if "exit_code" in (e.get("extra") or {})
     )
@@ -194,7 +200,7 @@ def test_show_equals_store_truth(checked: Checked) -> None:
     # One result per settled call, never above its call.
     position = {e["call_id"]: i for i, e in enumerate(show["events"]) if e["kind"] == "tool_call"}
     for i, e in enumerate(show["events"]):
-        if e.get("kind") in RESULT_KINDS:
+        if e.get("kind") in (*RESULT_KINDS, "permission"):
             assert i > position[e["call_id"]], f"{checked.label}: result above its call"
     assert Counter(e["call_id"] for e in results) == Counter(e["call_id"] for e in calls)
     # Subagents: started by the spawn call, in their own lane.
@@ -223,6 +229,7 @@ def test_an_import_after_the_hooks_adds_only_what_they_missed(checked: Checked) 
             lane = _lane(ev)
             missed = (
                 lane != MAIN  # a subagent: no hooks (§1.3)
+                or ev.get("status") == "refused"  # a hook denied it before trail's ran
                 or ev.get("kind")
                 in ("prompt", "subagent_start", "subagent_stop", "other", "guide_loaded")
                 or tool in ("run_typescript", "search_tool_functions")
@@ -271,3 +278,20 @@ def test_guides_in_context(vibe_run: Callable[[str, int], Checked], attempt: int
     first_prompt = next(i for i, e in enumerate(events) if e["kind"] == "prompt")
     assert guides[root][0] < first_prompt  # in context from the start
     assert guides[sub][0] > events.index(read_call)  # in context after the read
+
+
+@pytest.mark.parametrize(
+    "attempt", [pytest.param(a, id=f"hook_denial-{a}") for a in range(1, ATTEMPTS + 1)]
+)
+def test_a_call_a_hook_denied_is_refused(
+    vibe_run: Callable[[str, int], Checked], attempt: int
+) -> None:
+    """It never ran (the file is still there): one call, refused, ok null, from the store
+    alone (Vibe skipped trail's pre_tool after the user's hook denied it)."""
+    c = vibe_run("hook_denial", attempt)
+    assert (c.result.paths.project / "notes.txt").exists()
+    [bash] = [e for e in _calls(c) if e["tool"] == "shell"]
+    assert (bash["status"], bash["ok"], bash["sources"]) == ("refused", None, ["transcript"])
+    [refusal] = [e for e in c.show["events"] if e["kind"] == "permission"]
+    assert refusal["call_id"] == bash["call_id"] and "not allowed" in refusal["error"]
+    assert not [e for e in c.raw_hooks if e.get("call_id") == bash["call_id"]]

@@ -167,7 +167,49 @@ GUIDES = Scenario(
     script=lambda ctx: {"main": [[read(_p(ctx, "sub/file.txt"))], [bash("echo done")]]},
 )
 
+
+def _deny_rm(ctx: RunContext) -> None:
+    """The user's own hook, listed before trail's: it denies every bash call with ``rm``
+    (Vibe then skips the later pre_tool hooks of that call, trail's included: §1.2)."""
+    guard = ctx.paths.root / "deny-rm.sh"
+    guard.write_text(
+        "#!/bin/sh\n"
+        'if grep -q \'"command": "rm \'; then\n'
+        '  printf \'{"decision":"deny","reason":"rm is not allowed in this project"}\'\n'
+        "fi\n"
+    )
+    guard.chmod(0o755)
+    hooks = ctx.paths.home / ".vibe" / "hooks.toml"
+    hooks.write_text(
+        f'[[hooks]]\nname = "deny-rm"\ntype = "pre_tool"\nmatch = "bash"\ncommand = "{guard}"\n'
+    )
+
+
+HOOK_DENIAL = Scenario(
+    name="hook_denial",
+    description="The user's pre_tool hook denies a bash call: it never runs, and no later "
+    "pre_tool hook (trail's) fires for it",
+    prepare=_deny_rm,
+    files=_notes,
+    prompt=lambda ctx: "Clean up the project.",
+    script=lambda ctx: {
+        "main": [
+            [bash(f"rm -f {shlex.quote(_p(ctx, 'notes.txt'))}")],
+            [read(_p(ctx, "notes.txt"))],
+        ]
+    },
+)
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
-    for s in (READ_SHELL_FAILURE, READ_EDIT, SECRET, PARALLEL, SUBAGENT, TYPESCRIPT, GUIDES)
+    for s in (
+        READ_SHELL_FAILURE,
+        READ_EDIT,
+        SECRET,
+        PARALLEL,
+        SUBAGENT,
+        TYPESCRIPT,
+        GUIDES,
+        HOOK_DENIAL,
+    )
 }

@@ -25,7 +25,8 @@ QUALIFIED = {
     "bash": "file_system.bash",
     "wait": "self.wait",
 }
-_STATUS = {"completed": "ok", "failed": "failed", "cancelled": "cancelled", "skipped": "cancelled"}
+# A skipped call never ran: a hook or the user said no (trail: refused).
+_STATUS = {"completed": "ok", "failed": "failed", "cancelled": "cancelled", "skipped": "refused"}
 
 
 @dataclass
@@ -34,7 +35,8 @@ class ModelCall:
     name: str  # model-facing
     args: Any
     lane: str
-    ok: bool | None = None  # from the tool message's outcome
+    ok: bool | None = None  # from the tool message's outcome; None when it never ran
+    result: str | None = None  # the tool message's text
 
 
 @dataclass
@@ -104,10 +106,14 @@ def _sections(store: Path, truth: Truth) -> tuple[list[Any], list[Any], dict[str
 def _read(store: Path, lane: str, truth: Truth) -> None:
     projection, checkpoint, _session = _sections(store, truth)
     outcome: dict[str, str] = {}
+    texts: dict[str, str] = {}
     for entry in checkpoint:
         msg = entry.get("message") or {}
         if msg.get("role") == "tool":
             outcome[str(msg.get("tool_call_id"))] = str(msg.get("outcome"))
+            texts[str(msg.get("tool_call_id"))] = "".join(
+                p.get("text", "") for p in msg.get("content") or []
+            )
     for entry in checkpoint:
         msg = entry.get("message") or {}
         if msg.get("role") != "assistant":
@@ -117,7 +123,8 @@ def _read(store: Path, lane: str, truth: Truth) -> None:
                 cid = str(part["id"])
                 ok = {"success": True, "failure": False}.get(outcome.get(cid, ""))
                 args = (part.get("arguments") or {}).get("value")
-                truth.calls.append(ModelCall(cid, str(part["name"]), args, lane, ok))
+                call = ModelCall(cid, str(part["name"]), args, lane, ok, texts.get(cid))
+                truth.calls.append(call)
     for entry in projection:
         typed = entry.get("type") == "message" and entry.get("source") == "turn_start"
         if typed and entry.get("role") == "user" and lane == MAIN:
@@ -127,6 +134,16 @@ def _read(store: Path, lane: str, truth: Truth) -> None:
         if entry.get("type") != "effect":
             continue
         detail, state = entry.get("detail") or {}, entry.get("state") or {}
+        if state.get("status") == "skipped":
+            # 3.0.1 stores a skipped call as "tool" with no input; the model call whose
+            # result is the skip's reason is the one that never ran.
+            skipped = next(
+                c
+                for c in truth.calls
+                if c.lane == lane and c.ok is False and c.result == state.get("reason")
+            )
+            skipped.ok = None
+            detail = {**detail, "toolName": QUALIFIED.get(skipped.name, skipped.name)}
         output = (state.get("output") or {}).get("structured_content")
         child = detail.get("childSessionId")
         truth.effects.append(

@@ -67,13 +67,13 @@ CHILD_PREFIX = "child-"
 _SUBAGENT_META = "mistral.vibe.subagent"
 _DISCOVERY_PREFIX = "effect-tool-discovery-"
 _TS_PREFIX = "typescript:"
+_UNNAMED = "tool"  # the name 3.0.1 stores for an effect it could not name (a skipped call)
 
 # Effect ``state.status`` -> trail status (docs/events.md).
 _EFFECT_STATUS = {
     "completed": "ok",
     "failed": "failed",
     "cancelled": "cancelled",
-    "skipped": "cancelled",  # refused when the harness says it was denied (see _status)
 }
 
 
@@ -519,6 +519,17 @@ class UnifiedReader:
                 by_id[spawn].joined = True
                 return by_id[spawn]
             return spawn
+        state = _obj(entry.get("state"))
+        if name in (None, _UNNAMED) and state.get("status") == "skipped":
+            # A call the harness did not run (a pre_tool hook denied it, ...): 3.0.1 stores it
+            # as "tool" with no input. It is the first model call not yet joined whose result
+            # is the skip's reason (the checkpoint's tool message holds that text).
+            reason = state.get("reason")
+            for call in by_id.values():
+                if not call.joined and call.outcome == "failure" and call.result == reason:
+                    call.joined = True
+                    used.add(call.call_id)
+                    return call
         effect_input = legacy_input(name, detail.get("input"))
         for call in by_name.get(name or "", []):
             if call.joined:
@@ -554,16 +565,19 @@ class UnifiedReader:
         state = _obj(entry.get("state"))
         name = _str(detail.get("toolName")) or _str(entry.get("title"))
         eid = str(entry.get("id") or "")
+        raw_input = detail.get("input")
         if isinstance(call, _Call):
             call_id: str = call.call_id
             call.ts = ts
-            if not name or name == "tool" or eid.startswith(_DISCOVERY_PREFIX):
-                name = call.name
+            if not name or name == _UNNAMED or eid.startswith(_DISCOVERY_PREFIX):
+                name = qualified(call.name) or call.name
+            if raw_input is None:
+                raw_input = call.args
         elif isinstance(call, str):
             call_id = call
         else:
             call_id = f"vibe-effect:{eid.removeprefix('effect-')}"
-        tool_input = legacy_input(name, detail.get("input"))
+        tool_input = legacy_input(name, raw_input)
         extra: dict[str, Any] = {"file": os.path.basename(store.path), "entry": eid}
         if isinstance(call, _Call):
             extra["model_tool_name"] = call.name
@@ -588,7 +602,7 @@ class UnifiedReader:
         output = _effect_output(state)
         error = state.get("error") if isinstance(state.get("error"), dict) else None
         done = iso_ms(entry.get("updatedAt")) or ts
-        kind = "tool_result" if status == "ok" else "tool_error"
+        kind = {"ok": "tool_result", "refused": "permission"}.get(status, "tool_error")
         res = self._new(store, kind, ("result", eid), done, lane, turn, seq)
         res.update(tool_name=name, tool=canonical_tool(name), call_id=call_id)
         res["output"] = output
@@ -893,13 +907,12 @@ def _agree(args: Any, effect_input: Any) -> bool:
 
 
 def _status(raw: str, state: dict[str, Any]) -> str:
-    status = _EFFECT_STATUS.get(raw, "failed")
+    """A ``skipped`` call never ran: a hook, the user or a permission rule said no
+    (``refused``), unless its reason says it was cancelled."""
     if raw == "skipped":
-        decision = state.get("decision")
         reason = str(state.get("reason") or "").lower()
-        if decision == "deny" or "denied" in reason or "rejected" in reason:
-            return "refused"
-    return status
+        return "cancelled" if "cancel" in reason or "interrupt" in reason else "refused"
+    return _EFFECT_STATUS.get(raw, "failed")
 
 
 def _effect_output(state: dict[str, Any]) -> Any:
