@@ -38,9 +38,10 @@ from scorers.contents import (
     nothing_to_grade,
     step_status,
 )
-from scorers.steps import NOT_RUN, Step
+from scorers.steps import NOT_RUN, Step, canonical_of
 from telemetry.lifecycle import to_epoch
 from trace_ingest.errors import ScorerError
+from trace_ingest.harnesses.table import mcp_parts
 
 VISIBILITY = ("queries", "mutations", "params", "errors", "gateway")
 QUERY_OPS = frozenset(
@@ -207,10 +208,12 @@ def _outcome(op: Op, step: Step, status: str = "") -> Op:
 
 
 def _mcp_op(step: Step, status: str = "") -> Op | None:
-    parts = step.tool.split("__")
-    if len(parts) < 3 or parts[0] != "mcp" or "cleo" not in parts[1].lower():
+    # The harness's own MCP naming rule (Claude Code: mcp__<server>__<tool>), from its
+    # descriptor: each harness names MCP tools its own way.
+    parts = mcp_parts(step.harness, step.tool)
+    if parts is None or not parts[1] or "cleo" not in parts[0].lower():
         return None
-    tool = "__".join(parts[2:])
+    tool = parts[1]
     args = step.args if isinstance(step.args, dict) else {}
     gateway = "query" if "query" in tool else ("mutate" if "mutate" in tool else None)
     domain, operation = args.get("domain"), args.get("operation")
@@ -310,12 +313,12 @@ def ops_from_steps(steps: Iterable[Step], contents: Contents | None = None) -> l
         status = step_status(step, contents)
         if status in NOT_RUN or is_internal(step, contents):
             continue
-        if step.tool.startswith("mcp__"):
+        if mcp_parts(step.harness, step.tool) is not None:
             op = _mcp_op(step, status)
             if op is not None:
                 ops.append(op)
             continue
-        if step.canonical == "shell" or step.tool in ("Bash", "shell"):
+        if canonical_of(step) == "shell":
             args = step.args if isinstance(step.args, dict) else {}
             command = args.get("command")
             if isinstance(command, str) and ("ct" in command or "cleo" in command):

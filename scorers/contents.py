@@ -27,12 +27,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorers.steps import RESULT_KINDS, Step
+from scorers.steps import RESULT_KINDS, Step, canonical_of
 
 STEP_STATUSES = ("ok", "failed", "interrupted", "refused", "cancelled", "unknown")
 EVENT_STATUSES = frozenset({"ok", "failed", "interrupted", "refused", "cancelled", "asked"})
 KNOWN_OUTCOME = frozenset({"ok", "failed"})  # ran, and we know how it went
-SKILL_NAMES = frozenset({"skill", "Skill"})
+SKILL_NAMES = frozenset({"skill"})  # canonical (steps.canonical_of)
 NOTHING = "nothing-to-grade"
 
 
@@ -160,7 +160,7 @@ def is_internal(step: Step, contents: Contents | None) -> bool:
 def is_action(step: Step) -> bool:
     """A step the agent took: any tool call but a skill load (seed 002: a session whose only
     actions were skill loads has nothing to judge)."""
-    return not (step.canonical in SKILL_NAMES or step.tool in SKILL_NAMES)
+    return canonical_of(step) not in SKILL_NAMES
 
 
 def agent_steps(steps: Iterable[Step], contents: Contents | None) -> list[Step]:

@@ -18,9 +18,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from trace_ingest.events import CANONICAL_TOOLS
+from trace_ingest.harnesses.table import canonical_tool, descriptors
+
 RESULT_KINDS = frozenset({"tool_result", "tool_error"})
 NOT_RUN = frozenset({"refused", "cancelled"})
-PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
+# Input keys that name a file: every harness's (its descriptor's path_keys), then VS Code's
+# ``filePath`` (harnesses.md, VS Code tool arguments) until its descriptor declares it.
+PATH_KEYS: tuple[str, ...] = tuple(
+    dict.fromkeys([*(k for d in descriptors() for k in d.path_keys), "filePath"])
+)
 
 
 @dataclass(slots=True)
@@ -39,6 +46,7 @@ class Step:
     observation: Any = None
     error: str | None = None
     status: str | None = None  # ok | failed | interrupted | refused | cancelled
+    harness: str = ""  # whose tool names ``tool`` is in ("" when unknown)
 
     @property
     def evidence(self) -> str:
@@ -47,6 +55,16 @@ class Step:
     def names(self) -> tuple[str, str]:
         """The names a rule may match: raw tool name and canonical tool."""
         return (self.tool, self.canonical)
+
+
+def canonical_of(step: Step) -> str:
+    """The step's canonical tool. An event's is its own ``tool``; a trace file's step keeps
+    the raw name the file gives (seed 001's engine grades by it), so its canonical tool is
+    what its harness's table says (``trace_ingest.harnesses``)."""
+    if step.canonical in CANONICAL_TOOLS:
+        return step.canonical
+    found = canonical_tool(step.harness, step.tool)
+    return step.canonical if found == "other" else found
 
 
 @dataclass
@@ -115,6 +133,7 @@ def _new_step(ev: dict[str, Any], index: int) -> Step:
         else tool_path(args, ev.get("cwd")),
         agent=agent_lane(ev),
         ts=ev.get("ts"),
+        harness=str(ev.get("harness") or ""),
     )
 
 

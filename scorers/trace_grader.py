@@ -62,18 +62,18 @@ from scorers.contents import (
 )
 from scorers.grader_config import GraderConfig
 from scorers.passk import TaskPassK, passk_by_task
-from scorers.steps import NOT_RUN, Run, Step, lanes
+from scorers.steps import NOT_RUN, Run, Step, canonical_of, lanes
 from scorers.traces_input import map_traces
 
 LEVEL = "L1"
-EDIT_NAMES = frozenset({"edit", "Edit", "MultiEdit", "NotebookEdit"})
-GROUNDING_NAMES = frozenset(
-    {"read", "write", "search", "Read", "Write", "Grep", "Glob", "NotebookRead", "LS"}
-)
-SEARCH_NAMES = frozenset({"search", "Grep", "Glob", "LS"})
-SHELL_NAMES = frozenset({"shell", "Bash", "PowerShell"})
-# Trace files (seed 001's traces.json and audit JSONL) name their own tools: they are graded by
-# those names exactly, with the engine's grounding sets and exact paths.
+# Canonical tools (trace_ingest.events.CANONICAL_TOOLS): every harness's raw names reach the
+# rules through its descriptor's table (steps.canonical_of), none is listed here.
+EDIT_NAMES = frozenset({"edit"})
+GROUNDING_NAMES = frozenset({"read", "write", "search"})
+SEARCH_NAMES = frozenset({"search"})
+SHELL_NAMES = frozenset({"shell"})
+# Trace files (seed 001's traces.json and audit JSONL) name their own tools: the grounding rule
+# grades them by those names exactly, with seed 001's engine's own sets and exact paths.
 FILE_SOURCES = frozenset({"traces", "audit"})
 ENGINE_EDITS = frozenset({"Edit", "MultiEdit"})
 ENGINE_GROUNDING = frozenset({"Read", "Grep", "Glob", "Write"})
@@ -218,7 +218,7 @@ def _forbidden(s: Step, cfg: GraderConfig) -> str | None:
     hit = s.tool if s.tool in forbidden else s.canonical if s.canonical in forbidden else None
     if hit is not None:
         return f"forbidden tool '{hit}' used at step {s.index}"
-    if cfg.forbidden_commands and (s.tool in SHELL_NAMES or s.canonical in SHELL_NAMES):
+    if cfg.forbidden_commands and canonical_of(s) in SHELL_NAMES:
         cmd = _command(s) or ""
         for pat in cfg.forbidden_commands:
             if cmd and pat.search(cmd):
@@ -328,7 +328,7 @@ def _ancestors(path: str) -> list[str]:
 def _is_edit(step: Step, strict: bool = False) -> bool:
     if strict:
         return step.tool in ENGINE_EDITS
-    return step.tool in EDIT_NAMES or step.canonical in EDIT_NAMES
+    return canonical_of(step) in EDIT_NAMES
 
 
 def _strict(run: Run) -> bool:
@@ -390,9 +390,9 @@ def find_edited_without_read(
                     )
                 )
             files.add(path)  # one flag per file: after the edit its content is known
-        elif s.tool in GROUNDING_NAMES or s.canonical in GROUNDING_NAMES:
+        elif canonical_of(s) in GROUNDING_NAMES:
             files.add(path)
-            if s.tool in SEARCH_NAMES or s.canonical in SEARCH_NAMES:
+            if canonical_of(s) in SEARCH_NAMES:
                 folders.add(path)
     return out
 

@@ -36,6 +36,10 @@ from trace_ingest.errors import ScorerError
 
 T = TypeVar("T")
 
+# Seed 001's trace files name Claude Code's tools (its engine's Read/Edit/Bash): a step keeps
+# the name the file gives, and its canonical tool comes from that harness's table.
+FILE_HARNESS = "claude-code"
+
 
 @dataclass
 class TraceFile:
@@ -126,6 +130,7 @@ def _step(
         agent,
         None,
         obj.get("observation"),
+        harness=FILE_HARNESS,
     )
 
 

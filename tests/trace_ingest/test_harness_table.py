@@ -30,8 +30,9 @@ def test_every_descriptor_is_its_table_entry() -> None:
 def test_an_unknown_harness_names_the_known_ones() -> None:
     with pytest.raises(UnknownHarness, match="claude-code, copilot-cli"):
         get("nope")
-    assert canonical_tool("nope", "Read") == "other"
-    assert mcp_parts("nope", "mcp__x__y") is None
+    # A name whose harness is not known is read with every harness's table.
+    assert canonical_tool("", "Read") == "read" and canonical_tool("", "Nope") == "other"
+    assert mcp_parts("", "mcp__x__y") == ("x", "y") and mcp_parts("", "Read") is None
 
 
 def test_every_table_speaks_the_schema() -> None:

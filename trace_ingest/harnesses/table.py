@@ -235,17 +235,27 @@ def descriptors() -> list[Harness]:
 
 
 def canonical_tool(harness: str, name: str | None) -> str:
-    """Canonical tool of ``harness``'s raw tool ``name`` (``other`` for an unknown harness)."""
-    if harness not in HARNESSES:
-        return "other"
-    return get(harness).canonical(name)
+    """Canonical tool of ``harness``'s raw tool ``name``. A name whose harness is not known
+    (``""``, a trace file's) is read with every harness's table, the first that knows it."""
+    if harness in HARNESSES:
+        return get(harness).canonical(name)
+    for descriptor in descriptors():
+        found = descriptor.canonical(name)
+        if found != "other":
+            return found
+    return "other"
 
 
 def mcp_parts(harness: str, name: str | None) -> tuple[str, str] | None:
-    """``(server, tool)`` when ``name`` is an MCP tool of ``harness``, else None."""
-    if harness not in HARNESSES:
-        return None
-    return get(harness).mcp_parts(name)
+    """``(server, tool)`` when ``name`` is an MCP tool of ``harness``, else None; a name whose
+    harness is not known is read with every harness's MCP rule, the first that matches."""
+    if harness in HARNESSES:
+        return get(harness).mcp_parts(name)
+    for descriptor in descriptors():
+        found = descriptor.mcp_parts(name)
+        if found is not None:
+            return found
+    return None
 
 
 def is_trail_command(command: Any, harness: str) -> bool:
