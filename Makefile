@@ -48,6 +48,7 @@ bench: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python tools/gen_cli_docs.py
+	$(BIN)/python tools/gen_sources_doc.py
 
 clean:
 	rm -rf $(VENV) .demo-home .pytest_cache .mypy_cache .ruff_cache

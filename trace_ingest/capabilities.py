@@ -8,25 +8,25 @@ the matrix. Hot-path safe.
 
 from __future__ import annotations
 
-CAPABILITY_NAMES: frozenset[str] = frozenset(
-    {
-        "tool_names",  # which tool was called
-        "tool_args",  # the tool's input
-        "tool_results",  # the tool's output
-        "success_flags",  # whether each call succeeded
-        "call_ids",  # ids pairing a call with its result
-        "timestamps",  # when each event happened (not just when trail saw it)
-        "durations",  # how long each tool call took
-        "prompts",  # user prompts
-        "session_bounds",  # explicit session start and end events
-        "guides",  # which rule files were loaded into context
-        "skills",  # which skills were loaded
-        "subagents",  # subagent start/stop and linkage
-        "tokens",  # token usage
-        "task_outcome",  # whether the task was delivered
-        "protocol_audit",  # a CLEO audit log for the session
-    }
+# In the order docs/sources.md lists them.
+CAPABILITY_ORDER: tuple[str, ...] = (
+    "tool_names",  # which tool was called
+    "tool_args",  # the tool's input
+    "tool_results",  # the tool's output
+    "success_flags",  # whether each call succeeded
+    "call_ids",  # ids pairing a call with its result
+    "timestamps",  # when each event happened (not just when trail saw it)
+    "durations",  # how long each tool call took
+    "prompts",  # user prompts
+    "session_bounds",  # explicit session start and end events
+    "guides",  # which rule files were loaded into context
+    "skills",  # which skills were loaded
+    "subagents",  # subagent start/stop and linkage
+    "tokens",  # token usage
+    "task_outcome",  # whether the task was delivered
+    "protocol_audit",  # a CLEO audit log for the session
 )
+CAPABILITY_NAMES: frozenset[str] = frozenset(CAPABILITY_ORDER)
 
 # Sources that are not a harness: seed 001's trace files, graded directly (scorers.traces_input).
 # A harness's own sources are declared in its descriptor (trace_ingest/harnesses/<id>.py).

@@ -165,3 +165,20 @@ def test_merge_dedups_the_same_operation_seen_twice() -> None:
         ("session.end", "audit:a4"),
     ]
     assert merged.visible == frozenset({"queries", "mutations", "errors"})
+
+
+def test_each_harness_names_its_mcp_and_shell_tools_its_own_way() -> None:
+    # Vibe names an MCP tool <server>.<tool> and its shell file_system.bash (real-harnesses.md
+    # §1.3): recognised through Vibe's descriptor, not through Claude Code's names.
+    args = {"domain": "tasks", "operation": "show", "params": {"taskId": "T1"}}
+    vibe = [
+        Step(1, "cleo.cleo_query", "mcp", args, ok=True, event_id="v1", harness="vibe"),
+        Step(2, "file_system.bash", "shell", {"command": "cleo add 'B'"}, ok=True, event_id="v2"),
+        # Claude Code's naming in a Vibe session is not Vibe's MCP rule: no operation.
+        Step(3, "mcp__cleo__cleo_query", "other", args, ok=True, event_id="v3", harness="vibe"),
+    ]
+    ops = ops_from_steps(vibe)
+    assert [(o.origin, o.domain, o.operation, o.evidence) for o in ops] == [
+        ("mcp", "tasks", "show", "v1"),
+        ("cli", "tasks", "add", "v2"),
+    ]
