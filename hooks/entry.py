@@ -18,6 +18,7 @@ import os
 import sys
 import time
 
+from hooks.sender import sender
 from trace_ingest import fastjson
 from trace_ingest._blake import blake2b
 from trace_ingest.capture import SCRUB_MARGIN, finish, session_dir_key
@@ -45,7 +46,11 @@ if TYPE_CHECKING:
 # only for the one it runs. Every key is a harness of trace_ingest.harnesses.table.HARNESSES,
 # and each has a registrar in hooks.install.REGISTRARS (tests/test_harness_agreement.py). A
 # harness listed there without an adapter here has its payloads recorded as kind ``other``.
-ADAPTERS: dict[str, str] = {"claude-code": "hooks.claude_code", "vibe": "hooks.vibe"}
+ADAPTERS: dict[str, str] = {
+    "claude-code": "hooks.claude_code",
+    "vibe": "hooks.vibe",
+    "vscode": "hooks.vscode",
+}
 PREVIEW_CHARS = 2000  # of an unparseable payload, kept (scrubbed) for diagnosis
 
 # Parse bounds (docs/security.md): a payload past them is recorded as a stub, not parsed.
@@ -174,7 +179,13 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
     if shape:
         _write_stub(home, harness, received_at, raw, f"payload {shape}; not recorded", text)
         return
+    # The payload's shape names its real sender (a VS Code or Copilot payload sent to
+    # `trail hook claude-code`, a Vibe one from a Claude plugin): hooks/sender.py.
+    claimed, harness = harness, sender(payload, harness)
     events = _normalize(harness, payload, received_at, digest)
+    if harness != claimed:
+        for ev in events:
+            ev.setdefault("extra", {})["registered_as"] = claimed
     if nonfinite:
         # JSON has no NaN or Infinity: they were kept as the strings they were written as.
         for ev in events:

@@ -35,6 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scrub": ("trace_ingest.cli_scrub:scrub", "Scrub secrets from a file or stdin."),
     "demo": ("scorers.demo:demo", "Record, list and grade the built-in demo sessions."),
     "eval": ("scorers.cli:eval_group", "Grade sessions (L0, L1) and gate CI on the result."),
+    "chronicle": (
+        "trace_ingest.cli_chronicle:chronicle_group",
+        "Import VS Code chat sessions (chatSessions, transcripts, chronicle store).",
+    ),
     "import": (
         "trace_ingest.cli_import:import_group",
         "Import sessions recorded before trail was installed.",

@@ -104,6 +104,7 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest.tools",
         "hooks",
         "hooks.entry",
+        "hooks.sender",
         "hooks.claude_code",
     }, ours
     assert "hooks.entry" in ours and "trace_ingest.scrub" in ours  # the probe saw the hook

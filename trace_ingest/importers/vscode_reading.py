@@ -1,0 +1,165 @@
+"""How the VS Code readers get at bytes: bounded lines, UTF-8 that never stops a read, and what a
+reader reports about one file.
+
+A reader never raises for bad content: a line it cannot use is a ``skip`` with its reason, a
+file it cannot use at all is ``error``. Only a file that cannot be opened raises ``AdapterError``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from trace_ingest.errors import AdapterError
+
+
+@dataclass
+class FileReport:
+    """What one file gave: its format, lines, events, sessions, and what it could not give."""
+
+    file: str
+    format: str
+    lines: int = 0
+    events: int = 0
+    written: int = 0
+    already_present: int = 0
+    sessions: set[str] = field(default_factory=set)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    not_recorded: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    # per-kind counts and pairing, for the report and the tests
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    def skip(self, line: int, reason: str) -> None:
+        self.skipped.append((line, reason))
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "format": self.format,
+            "ok": self.ok,
+            "lines": self.lines,
+            "events": self.events,
+            "events_written": self.written,
+            "events_already_present": self.already_present,
+            "sessions": sorted(self.sessions),
+            "kinds": dict(sorted(self.kinds.items())),
+            "skipped": [{"line": n, "reason": r} for n, r in self.skipped],
+            "not_recorded": dict(sorted(self.not_recorded.items())),
+            "warnings": self.warnings,
+            "error": self.error,
+        }
+
+
+def read_lines(path: str, limit: int) -> Iterator[tuple[int, bytes | None, int, bool]]:
+    """``(line number, bytes or None when over ``limit``, size, is last line)``, one line in
+    memory at a time (an oversize line is skipped through in 1 MiB steps, never held)."""
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below; generator owns it
+    except OSError as exc:
+        raise AdapterError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    with fh:
+        prev: tuple[int, bytes | None, int] | None = None
+        number = 0
+        while True:
+            try:
+                chunk = fh.readline(limit + 1)
+            except OSError as exc:
+                raise AdapterError(f"{path}: read failed: {exc.strerror or exc}") from exc
+            if not chunk:
+                break
+            number += 1
+            item: tuple[int, bytes | None, int]
+            if len(chunk) > limit and not chunk.endswith(b"\n"):
+                size = len(chunk)
+                del chunk
+                while True:
+                    more = fh.readline(1 << 20)
+                    size += len(more)
+                    if not more or more.endswith(b"\n"):
+                        break
+                item = (number, None, size)
+            else:
+                item = (number, chunk, len(chunk))
+            if prev is not None:
+                yield (*prev, False)
+            prev = item
+        if prev is not None:
+            yield (*prev, True)
+
+
+def decode_line(data: bytes) -> tuple[str, int | None]:
+    """``(text, byte offset of the first invalid UTF-8 byte or None)``; invalid bytes become
+    U+FFFD so the rest of the line is still read."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", "replace"), exc.start
+
+
+class Utf8Repair(io.RawIOBase):
+    """A byte stream that passes valid UTF-8 through and replaces invalid bytes with U+FFFD,
+    counting them: a streaming JSON parser over it never stops at a stray byte."""
+
+    def __init__(self, raw: io.BufferedReader, chunk: int = 1 << 16) -> None:
+        super().__init__()
+        self._raw = raw
+        self._chunk = chunk
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = b""
+        self.replaced = 0
+        self.first_bad: int | None = None
+        self._offset = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            data = self._raw.read(self._chunk)
+            final = not data
+            text = self._decoder.decode(data, final=final)
+            bad = text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
+            if bad > 0:
+                if self.first_bad is None:
+                    self.first_bad = self._offset
+                self.replaced += bad
+            self._offset += len(data)
+            self._pending = text.encode("utf-8")
+            if final:
+                break
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+def open_repaired(path: str) -> tuple[io.BufferedReader, Utf8Repair]:
+    """``(stream to parse, the repairer to ask how many bytes were replaced)``."""
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 - the caller closes the returned stream
+    except OSError as exc:
+        raise AdapterError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    repair = Utf8Repair(raw)
+    return io.BufferedReader(repair, 1 << 16), repair
+
+
+def file_size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
