@@ -232,13 +232,16 @@ class ChronicleImporter:
         """Read one file and write its events; never raises for what the file contains."""
         report, events = self._reader(kind, path)
         self.report.files.append(report)
-        pending: dict[str, list[Event]] = {}
+        pending: dict[str, list[dict[str, Any]]] = {}
         held = 0
         try:
             for ev in events:
                 report.events += 1
                 report.kinds[str(ev["kind"])] += 1
-                pending.setdefault(ev["session_id"], []).append(ev)
+                done = self._finish(report, ev)
+                if done is None:
+                    continue
+                pending.setdefault(ev["session_id"], []).append(done)
                 held += 1
                 if held >= BATCH:
                     self._flush(report, pending)
@@ -250,29 +253,32 @@ class ChronicleImporter:
         self._flush(report, pending)
         return report
 
-    def _flush(self, report: FileReport, pending: dict[str, list[Event]]) -> None:
+    def _finish(self, report: FileReport, ev: Event) -> dict[str, Any] | None:
+        """The event bound, scrubbed and cut at once (what is held is never bigger than what
+        is written), or None when the trace has it already or scrubbing failed."""
+        if self.writer.known(ev["session_id"], ev["id"]):
+            report.already_present += 1
+            return None
+        try:
+            done = finish(ev, self.scrubber, self.limit)
+        except Exception as exc:  # fail closed: nothing of an unscrubbed event is kept
+            seq = ev.get("seq")
+            report.skip(
+                seq if isinstance(seq, int) else 0,
+                f"event not written: scrubbing failed ({type(exc).__name__})",
+            )
+            return None
+        for rule, count in (done.get("redactions") or {}).items():
+            self.report.redactions[rule] += count
+        if done.get("truncated"):
+            self.report.truncated_fields += len(done["truncated"])
+        return done
+
+    def _flush(self, report: FileReport, pending: dict[str, list[dict[str, Any]]]) -> None:
         for sid, events in pending.items():
-            clean: list[dict[str, Any]] = []
-            for ev in events:
-                if self.writer.known(sid, ev["id"]):
-                    report.already_present += 1
-                    continue
-                try:
-                    done = finish(ev, self.scrubber, self.limit)
-                except Exception as exc:  # fail closed: nothing of an unscrubbed event is kept
-                    report.skip(
-                        int(ev.get("seq") or 0),
-                        f"event not written: scrubbing failed ({type(exc).__name__})",
-                    )
-                    continue
-                for rule, count in (done.get("redactions") or {}).items():
-                    self.report.redactions[rule] += count
-                if done.get("truncated"):
-                    self.report.truncated_fields += len(done["truncated"])
-                clean.append(done)
-            written = self.writer.append(sid, clean)
+            written = self.writer.append(sid, events)
             report.written += written
-            report.already_present += len(clean) - written
+            report.already_present += len(events) - written
         pending.clear()
 
 

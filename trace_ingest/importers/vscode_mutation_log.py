@@ -25,7 +25,6 @@ request is counted, not applied.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -33,7 +32,7 @@ from typing import Any
 from trace_ingest.capture import SCRUB_MARGIN, bound
 from trace_ingest.events import Event
 from trace_ingest.importers.vscode_chat import ChatContext, request_events
-from trace_ingest.importers.vscode_reading import FileReport, decode_line, read_lines
+from trace_ingest.importers.vscode_reading import FileReport, parse_line, read_lines
 from trace_ingest.vscode_facts import ms_iso
 
 INITIAL, SET, PUSH, DELETE = 0, 1, 2, 3
@@ -84,23 +83,8 @@ class _Replay:
                     return
                 report.skip(number, reason)
                 continue
-            if not data.strip():
-                continue
-            text, bad = decode_line(data)
-            if bad is not None:
-                report.warnings.append(
-                    f"line {number}: invalid UTF-8 at byte {bad}; replaced with U+FFFD"
-                )
-            try:
-                entry = json.loads(text)
-            except ValueError as exc:
-                if is_last and not data.endswith(b"\n"):
-                    report.skip(number, f"last line cut short (VS Code was writing it): {exc}")
-                else:
-                    report.skip(number, f"malformed JSON: {exc}")
-                continue
-            except RecursionError:
-                report.skip(number, "nested too deeply to parse")
+            entry = parse_line(report, number, data, is_last)
+            if entry is None:
                 continue
             if not isinstance(entry, dict) or not isinstance(entry.get("kind"), int):
                 report.skip(number, "not a mutation entry (no numeric kind)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import json
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -105,6 +106,29 @@ def decode_line(data: bytes) -> tuple[str, int | None]:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         return data.decode("utf-8", "replace"), exc.start
+
+
+def parse_line(report: FileReport, number: int, data: bytes, is_last: bool) -> Any:
+    """One JSON line, or None (skipped with its reason in ``report``; blank lines silently).
+
+    Invalid UTF-8 is replaced and warned about, a last line without its newline is "cut short"
+    (the writer was still writing it), anything else unparseable is "malformed JSON".
+    """
+    if not data.strip():
+        return None
+    text, bad = decode_line(data)
+    if bad is not None:
+        report.warnings.append(f"line {number}: invalid UTF-8 at byte {bad}; replaced with U+FFFD")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        if is_last and not data.endswith(b"\n"):
+            report.skip(number, f"last line cut short (VS Code was writing it): {exc}")
+        else:
+            report.skip(number, f"malformed JSON: {exc}")
+    except RecursionError:
+        report.skip(number, "nested too deeply to parse")
+    return None
 
 
 class Utf8Repair(io.RawIOBase):

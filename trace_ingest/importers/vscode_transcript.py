@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from trace_ingest.events import Event, new_event
-from trace_ingest.importers.vscode_reading import FileReport, decode_line, read_lines
+from trace_ingest.importers.vscode_reading import FileReport, parse_line, read_lines
 from trace_ingest.vscode_facts import HARNESS, canonical_tool, iso, strip_call_id, tool_path
 
 SOURCE = "events-log"
@@ -92,23 +92,8 @@ class _Transcript:
             if data is None:
                 report.skip(number, f"line of {size} bytes exceeds capture.max_payload_bytes")
                 continue
-            if not data.strip():
-                continue
-            text, bad = decode_line(data)
-            if bad is not None:
-                report.warnings.append(
-                    f"line {number}: invalid UTF-8 at byte {bad}; replaced with U+FFFD"
-                )
-            try:
-                entry = json.loads(text)
-            except ValueError as exc:
-                cut = is_last and not data.endswith(b"\n")
-                report.skip(
-                    number, ("last line cut short: " if cut else "malformed JSON: ") + str(exc)
-                )
-                continue
-            except RecursionError:
-                report.skip(number, "nested too deeply to parse")
+            entry = parse_line(report, number, data, is_last)
+            if entry is None:
                 continue
             if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
                 report.skip(number, "not a transcript entry (no type)")
