@@ -181,7 +181,11 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
         return
     # The payload's shape names its real sender (a VS Code or Copilot payload sent to
     # `trail hook claude-code`, a Vibe one from a Claude plugin): hooks/sender.py.
-    claimed, harness = harness, sender(payload, harness)
+    # An unknown harness argument stays "unknown" (docs/security.md): only a name trail knows
+    # is corrected.
+    claimed = harness
+    if harness != UNKNOWN_HARNESS:
+        harness = sender(payload, harness)
     events = _normalize(harness, payload, received_at, digest)
     if harness != claimed:
         for ev in events:
