@@ -115,6 +115,9 @@ def _report(change: installer.Change, as_json: bool, verb: str, events: list[str
         return
     if change.target:
         click.echo(f"{change.path} is a symlink: its target {change.target} is the file used")
+    if change.note:
+        click.echo(f"{change.path}: nothing added: {change.note}")
+        return
     if change.left:
         click.echo(
             f"left {len(change.left)} events to your own hook that already runs trail"

@@ -40,6 +40,7 @@ class Change:
     backup: str | None = None
     command: str = ""
     target: str | None = None  # the file written, when ``path`` is a symlink
+    note: str | None = None  # why nothing was added (a registration that already covers it)
 
 
 def hook_command(harness: str, executable: str | None = None) -> str:
@@ -207,9 +208,10 @@ def _ensure_folder(folder: str) -> None:
 # The table of registrars, typed so mypy checks every registrar (and, through its ``adapter``,
 # every adapter module) against the Protocols. Imported last: registrars use the helpers above.
 from hooks._protocols import Registrar  # noqa: E402
-from hooks.registrars import claude_code, vibe  # noqa: E402
+from hooks.registrars import claude_code, vibe, vscode  # noqa: E402
 
 REGISTRARS: dict[str, Registrar] = {
     "claude-code": claude_code.REGISTRAR,
     "vibe": vibe.REGISTRAR,
+    "vscode": vscode.REGISTRAR,
 }

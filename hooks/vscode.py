@@ -25,7 +25,10 @@ imported chatSessions file meet in one trace; the URI as sent stays in ``extra.s
 from __future__ import annotations
 
 from trace_ingest.events import new_event
-from trace_ingest.vscode_facts import HARNESS, canonical_tool, decode_session_id, iso, tool_path
+from trace_ingest.harnesses.vscode import DESCRIPTOR
+from trace_ingest.vscode_facts import decode_session_id, iso
+
+HARNESS = DESCRIPTOR.id
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -33,32 +36,8 @@ if TYPE_CHECKING:
 
     from trace_ingest.events import Event
 
-EVENT_KINDS: dict[str, str] = {
-    "SessionStart": "session_start",
-    "SessionEnd": "session_end",
-    "UserPromptSubmit": "prompt",
-    "PreToolUse": "tool_call",
-    "PostToolUse": "tool_result",
-    "PostToolUseFailure": "tool_error",
-    "PermissionRequest": "permission",
-    "Notification": "notification",
-    "SubagentStart": "subagent_start",
-    "SubagentStop": "subagent_stop",
-    "Stop": "agent_stop",
-    "PreCompact": "compaction",
-}
-# The events VS Code's Local harness fires (chatHookService.ts input types); the rest above
-# are accepted from compatible configurations but not registered.
-LOCAL_EVENTS: tuple[str, ...] = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PreCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "Stop",
-)
+EVENT_KINDS: dict[str, str] = DESCRIPTOR.events
+
 # Payload keys that become named event fields (or are consumed); the rest goes to extra.
 _CONSUMED = frozenset(
     {"hookEventName", "hook_event_name", "sessionId", "session_id", "timestamp", "cwd"}
@@ -123,11 +102,11 @@ def normalize(payload: dict[str, Any], received_at: str, digest: str) -> list[Ev
 def _fill_tool(ev: Event, rest: dict[str, Any], kind: str) -> None:
     name = _str(rest.pop("tool_name", None))
     ev["tool_name"] = name
-    ev["tool"] = canonical_tool(name)
+    ev["tool"] = DESCRIPTOR.canonical(name)
     ev["call_id"] = _str(rest.pop("tool_use_id", None))
     if "tool_input" in rest:
         ev["input"] = rest.pop("tool_input")
-        ev["path"] = tool_path(ev["input"])
+        ev["path"] = DESCRIPTOR.tool_path(ev["input"])
     if kind == "tool_call":
         ev["ok"] = None
     elif kind == "tool_result":

@@ -18,7 +18,7 @@ import click
 
 from telemetry import queries
 from trace_ingest.errors import TrailError
-from trace_ingest.harnesses.table import Harness, descriptors
+from trace_ingest.harnesses.table import Harness, descriptors, get
 from trace_ingest.paths import capture_off_path, ensure_home, home_problems, trail_home
 from trace_ingest.settings_io import own_executable, read_settings, trail_executable
 from trace_ingest.store import read_errors
@@ -99,8 +99,19 @@ def _check_harness(descriptor: Harness, project_dir: str, report: Report) -> Non
         if problem:
             report.checks.append(Check(f"{harness}: {scope} hook loads", False, problem, warn=True))
     if not found:
+        # VS Code runs Claude Code's hooks too (trace_ingest/harnesses/vscode.py
+        # ``recorded_through``): trail's Claude Code hook records it already.
+        through = [
+            h for h in getattr(descriptor, "recorded_through", ()) if _own_hook(get(h), project_dir)
+        ]
         report.checks.append(
             Check(
+                f"{harness}: hook",
+                True,
+                f"recorded through trail's {through[0]} hook, which {descriptor.name} also runs",
+            )
+            if through
+            else Check(
                 f"{harness}: hook",
                 False,
                 f"not registered (run `trail install --harness {harness}`)",
@@ -117,6 +128,21 @@ def _not_registered_elsewhere(report: Report) -> None:
         for check in report.checks:
             if check.applies and check.detail.startswith("not registered"):
                 check.warn = True
+
+
+def _own_hook(descriptor: Harness, project_dir: str) -> bool:
+    """trail's exact entry for ``descriptor`` is in one of its settings files."""
+    for scope in descriptor.scopes:
+        try:
+            settings = read_settings(
+                descriptor.settings_path(scope, project_dir), descriptor.settings_format
+            )
+        except TrailError:
+            continue
+        for _, handler in descriptor.handlers(settings):
+            if own_executable(descriptor.command_of(handler), descriptor.id):
+                return True
+    return False
 
 
 def own_entry_points() -> set[str]:

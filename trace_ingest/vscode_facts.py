@@ -10,7 +10,9 @@ from __future__ import annotations
 import binascii
 import time
 
-HARNESS = "vscode"
+from trace_ingest.harnesses.vscode import DESCRIPTOR
+
+HARNESS = DESCRIPTOR.id
 
 # NC §1.3 (b): a VS Code hook's ``sessionId`` is the chat session's resource URI,
 # ``vscode-chat-session://local/<base64 of the chatSessions id>``; the chatSessions file, the
@@ -62,83 +64,14 @@ def strip_call_id(call_id: str) -> str:
     return call_id.split("__vscode-", 1)[0]
 
 
-# VS Code's built-in agent tools (NC §1.3 (f) observed names; the ``copilot_*`` ids and the
-# model-facing names VS Code registers for the same tools) -> canonical tool.
-TOOLS: dict[str, str] = {
-    "copilot_readFile": "read",
-    "read_file": "read",
-    "copilot_readNotebookCellOutput": "read",
-    "read_notebook_cell_output": "read",
-    "copilot_getNotebookSummary": "read",
-    "copilot_replaceString": "edit",
-    "replace_string_in_file": "edit",
-    "copilot_multiReplaceString": "edit",
-    "multi_replace_string_in_file": "edit",
-    "copilot_insertEdit": "edit",
-    "insert_edit_into_file": "edit",
-    "copilot_applyPatch": "edit",
-    "apply_patch": "edit",
-    "copilot_editNotebook": "edit",
-    "edit_notebook_file": "edit",
-    "editFiles": "edit",
-    "copilot_createFile": "write",
-    "create_file": "write",
-    "copilot_createDirectory": "write",
-    "create_directory": "write",
-    "copilot_createNewJupyterNotebook": "write",
-    "run_in_terminal": "shell",
-    "copilot_runInTerminal": "shell",
-    "runInTerminal": "shell",
-    "get_terminal_output": "shell",
-    "copilot_getTerminalOutput": "shell",
-    "await_terminal": "shell",
-    "kill_terminal": "shell",
-    "run_task": "shell",
-    "copilot_runVsCodeTask": "shell",
-    "create_and_run_task": "shell",
-    "copilot_listDirectory": "search",
-    "list_dir": "search",
-    "copilot_findFiles": "search",
-    "file_search": "search",
-    "copilot_findTextInFiles": "search",
-    "grep_search": "search",
-    "copilot_searchCodebase": "search",
-    "semantic_search": "search",
-    "copilot_searchWorkspaceSymbols": "search",
-    "copilot_listCodeUsages": "search",
-    "list_code_usages": "search",
-    "copilot_fetchWebPage": "fetch",
-    "fetch_webpage": "fetch",
-    "vscode_fetchWebPage_internal": "fetch",
-    "copilot_githubRepo": "fetch",
-    "github_repo": "fetch",
-    "runSubagent": "task",
-    "copilot_runSubagent": "task",
-    "search_subagent": "task",
-}
-# NC §1.3 (f): MCP tools are ``mcp_<server>_<tool>`` (the server name truncated).
-MCP_PREFIX = "mcp_"
-# Input keys naming the file a tool touched (``copilot_readFile`` sends ``filePath``).
-PATH_KEYS: tuple[str, ...] = ("filePath", "file_path", "path", "dirPath", "uri")
-
-
 def canonical_tool(name: str | None) -> str:
-    """Canonical tool for a VS Code tool id (``other`` when unknown)."""
-    if not name:
-        return "other"
-    if name.startswith(MCP_PREFIX):
-        return "mcp"
-    return TOOLS.get(name, "other")
+    """Canonical tool for a VS Code tool id (``other`` when unknown; the descriptor's table)."""
+    return DESCRIPTOR.canonical(name)
 
 
 def tool_path(tool_input: object) -> str | None:
     """The file a VS Code tool's input names, if any."""
-    if isinstance(tool_input, dict):
-        for key in PATH_KEYS:
-            value = tool_input.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return None
+    return DESCRIPTOR.tool_path(tool_input)
 
 
 def ms_iso(value: object) -> str | None:
