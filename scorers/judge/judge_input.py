@@ -21,8 +21,9 @@ of trail's does, and content that imitates a fence is escaped too. What identifi
 
 Budget. Tokens are estimated as UTF-8 bytes / 4 (no tokenizer ships offline; documented in
 docs/grading.md). Each field (tool input, result, prompt text) is capped at
-``max_field_chars``; while the whole prompt is over ``max_input_tokens`` the cap is halved (down
-to 64 characters); then trailing transcript entries are left out; last, guide texts are cut.
+``max_field_chars`` and the guides together at half the budget; while the whole prompt is
+over ``max_input_tokens`` the cap is halved (down to 64 characters); then trailing transcript
+entries are left out; last, guide texts are cut further.
 Everything cut is recorded in ``Cut`` and reported with the grade: an action that was not
 shown gets no verdict (it is unjudged, not unguided).
 """
@@ -417,6 +418,23 @@ def _assemble(
     return "\n".join(lines)
 
 
+def _fit_guides(texts: dict[str, str], tokens: int) -> tuple[dict[str, str], dict[str, int]]:
+    """Guide texts cut in proportion to their size so that together they take about
+    ``tokens``; returns the texts and the characters cut from each."""
+    total = sum(estimate_tokens(t) for t in texts.values())
+    if total <= tokens:
+        return dict(texts), {}
+    out, cut = {}, {}
+    for label, text in texts.items():
+        keep = len(text) * tokens // total
+        if keep < len(text):
+            cut[label] = len(text) - keep
+            out[label] = text[:keep] + f" …[{len(text) - keep} characters cut]"
+        else:
+            out[label] = text
+    return out, cut
+
+
 def _drop_tail(
     blocks: list[_Block], items: dict[int, ActionItem], cut: Cut, over_tokens: int
 ) -> None:
@@ -459,8 +477,9 @@ def build_input(
             markers.setdefault(g.loaded_at, []).append(
                 f"-- {label} loaded here (in force from now on) --"
             )
-    texts = {label: g.text for label, g in labelled.items()}
     budget = max_input_tokens - estimate_tokens(SYSTEM)
+    # Guides first get at most half the budget, so a long guide never pushes every action out.
+    texts, guide_cut = _fit_guides({label: g.text for label, g in labelled.items()}, budget // 2)
     cap = max(MIN_FIELD_CAP, max_field_chars)
     raw = _raw_blocks(events, markers)
     longest = max(
@@ -481,13 +500,14 @@ def build_input(
         while estimate_tokens(body) > budget and blocks:  # the estimate fell short: rare
             _drop_tail(blocks, items, cut, estimate_tokens(body) - budget)
             body = _assemble(session_key, labelled, texts, blocks, items)
+    cut.guide_chars_cut.update(guide_cut)
     over = estimate_tokens(body) - budget
     if over > 0 and labelled:
         share = (over * 4) // len(labelled) + 64
         for label, text in list(texts.items()):
             keep = max(0, len(text) - share)
             if keep < len(text):
-                cut.guide_chars_cut[label] = len(text) - keep
+                cut.guide_chars_cut[label] = cut.guide_chars_cut.get(label, 0) + len(text) - keep
                 texts[label] = text[:keep] + f" …[{len(text) - keep} characters cut]"
         body = _assemble(session_key, labelled, texts, blocks, items)
     return JudgeInput(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from scorers.judge.judge_input import (
     CONTENT_PREFIX,
     NONCE_SLOT,
@@ -144,12 +146,33 @@ def test_over_budget_caps_shrink_then_trailing_actions_are_left_out() -> None:
     assert "not shown (token budget)" in inp.cut.summary()
 
 
-def test_guides_are_cut_last_and_the_cut_recorded() -> None:
+def test_long_guides_take_at_most_half_the_budget_and_the_cut_is_recorded() -> None:
     guide = {"key": "AGENTS.md", "text": "Use pnpm. " * 3_000}
-    c = case({"id": "big-guide", "guides": [guide], "steps": [{"id": "a", "tool": "Bash"}]})
+    steps = [{"id": f"a{i}", "tool": "Bash", "input": {"command": f"ls {i}"}} for i in range(5)]
+    c = case({"id": "big-guide", "guides": [guide], "steps": steps})
     inp = build_input(c.session_key, c.events, c.guides, max_input_tokens=2_000)
-    assert inp.cut.guide_chars_cut["G1"] > 0
+    assert inp.cut.guide_chars_cut["G1"] > 25_000
     assert estimate_tokens(inp.body) <= 2_000
+    assert set(inp.actions) == set(inp.all_actions)  # every action still shown
+
+
+def test_when_not_one_action_fits_the_attempt_fails() -> None:
+    from scorers.judge.errors import InputTooLarge
+    from scorers.judge.judge import JudgeSettings, judge_session
+
+    # sixty guides: their headers and fences alone outgrow a 1,000-token budget
+    guides = [{"key": f"rules/{i}.md", "text": f"Rule {i}."} for i in range(60)]
+    c = case({"id": "too-big", "guides": guides, "steps": [{"id": "a", "tool": "Bash"}]})
+    inp = build_input(c.session_key, c.events, c.guides, max_input_tokens=1_000)
+    assert inp.actions == {} and inp.cut.omitted_actions == list(inp.all_actions)
+    with pytest.raises(InputTooLarge, match=r"fits in judge\.max_input_tokens=1000"):
+        judge_session(
+            c.session_key,
+            c.events,
+            c.guides,
+            "replay:calibration-oracle",
+            JudgeSettings(max_input_tokens=1_000),
+        )
 
 
 def test_a_guide_loaded_later_is_announced_and_marked_where_it_loads() -> None:
