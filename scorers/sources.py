@@ -18,6 +18,10 @@ Findings:
   ``cancelled`` from the transcript) is reported as a fact, not a finding: it is a difference
   of vocabulary between adapters, not of what happened.
 
+A call missing only from the hooks is no finding when hooks cannot see it: a call refused before
+any hook fires, or one its importer marked ``extra.hooks_blind`` (the harness fires no hook for
+it: Vibe 3.0.1's subagents and ``run_typescript``).
+
 Per-source values of a merged canonical event are read from its ``provenance`` entries when they
 carry ``ok`` / ``status``, from its own ``disagreements`` (``{field: {source: value}}`` or a
 list of ``{field, values}``), or from the ``disagreements`` passed in (telemetry.canonical's
@@ -116,6 +120,7 @@ class _Action:
     ok: dict[str, bool] = field(default_factory=dict)
     status: dict[str, str] = field(default_factory=dict)
     ids: list[str] = field(default_factory=list)
+    hooks_blind: bool = False  # the harness fires no hook for this call (its importer says so)
 
 
 def _per_source(ev: Mapping[str, Any], name: str) -> dict[str, Any]:
@@ -177,6 +182,9 @@ def compare_sources(
             continue
         act = actions.setdefault(str(cid), _Action(str(cid)))
         act.seen_by.update(srcs)
+        extra = ev.get("extra")
+        if isinstance(extra, Mapping) and extra.get("hooks_blind"):
+            act.hooks_blind = True
         act.ids.append(str(ev.get("id")))
         if t is not None:
             act.when = t if act.when is None else min(act.when, t)
@@ -217,6 +225,11 @@ def compare_sources(
         if missing == ("hook",) and act.status and set(act.status.values()) == {"refused"}:
             # A call to a tool a deny rule took out of the session is refused before any hook
             # fires (Claude Code 2.1.328, docs/testing.md): hooks cannot have seen it.
+            missing = ()
+        if missing == ("hook",) and act.hooks_blind:
+            # A call the harness fires no hook for, as the session file's importer recorded
+            # (``extra.hooks_blind``; Vibe 3.0.1: a subagent's calls, run_typescript itself):
+            # hooks cannot have seen it, so its absence there is no integrity gap.
             missing = ()
         seen = tuple(sorted(act.seen_by))
         if missing:

@@ -44,6 +44,7 @@ class Checked:
     raw_hooks: list[dict[str, Any]]  # trace.jsonl hook lines, read before any sync
     show: Any
     reimport: Any  # `trail import vibe <store> --json` after show
+    score: Any  # `trail eval score --json` (L0, L1)
 
     @property
     def label(self) -> str:
@@ -75,7 +76,19 @@ def vibe_run(
             truth = derive(vibe_home(result.paths), sid)
             show = json.loads(trail(result.paths, "show", sid, "--json").stdout)
             again = trail(result.paths, "import", "vibe", str(truth.store), "--json")
-            done[(name, attempt)] = Checked(result, truth, raw, show, json.loads(again.stdout))
+            scored = trail(
+                result.paths,
+                "eval",
+                "score",
+                "--session",
+                sid,
+                "--json",
+                "--no-ledger",
+                check=False,
+            )
+            done[(name, attempt)] = Checked(
+                result, truth, raw, show, json.loads(again.stdout), json.loads(scored.stdout)
+            )
         return done[(name, attempt)]
 
     return get
@@ -295,3 +308,19 @@ def test_a_call_a_hook_denied_is_refused(
     [refusal] = [e for e in c.show["events"] if e["kind"] == "permission"]
     assert refusal["call_id"] == bash["call_id"] and "not allowed" in refusal["error"]
     assert not [e for e in c.raw_hooks if e.get("call_id") == bash["call_id"]]
+
+
+@pytest.mark.parametrize(("name", "attempt"), RUNS)
+def test_a_complete_session_has_no_integrity_gap(checked: Checked) -> None:
+    """Every hook reached trail: L0 finds nothing missing, although the store holds calls no
+    hook can see (a subagent's, run_typescript) and the hooks never saw."""
+    grade = checked.score["grades"][0]
+    gaps = [
+        f"{a.get('check')}: {a.get('status')}: {a.get('reason')}"
+        for a in grade["atoms"]
+        if a.get("level") == "L0" and a.get("status") not in ("pass", "unscored")
+    ]
+    l0 = grade["levels"]["L0"]
+    assert not gaps and l0.get("verdict") == "complete", f"{checked.label}: {gaps}"
+    agreement = l0["facts"]["source_agreement"]
+    assert agreement["sources"] == ["hook", "transcript"] and agreement["checked"] > 0

@@ -159,3 +159,16 @@ def test_one_source_is_unscored_not_passed() -> None:
     res = grade_l0(events, pairing, session_profile(events, pairing), [], 0.5)
     agreement = next(a for a in res.atoms if a.check == "l0.source_agreement")
     assert agreement.status == "unscored" and "two sources" in agreement.reason
+
+
+def test_a_call_the_harness_fires_no_hook_for_is_not_missed() -> None:
+    """Vibe 3.0.1 fires no hook inside a subagent nor for run_typescript: its importer marks
+    those calls ``extra.hooks_blind``, and their absence from the hooks is no gap. Unmarked,
+    the same absence still is one."""
+    events = session({"a": True}, {"a": True, "b": True, "c": True}, TIMES)
+    for e in events:
+        if e.get("call_id") == "b":
+            e["extra"] = {"hooks_blind": "a subagent's tool calls fire no hook"}
+    agr = compare_sources(events)
+    assert [(f.kind, f.call_id) for f in agr.findings] == [("missed", "c")]
+    assert (agr.checked, agr.agreeing) == (3, 2)

@@ -77,6 +77,10 @@ def test_a_store_with_a_subagent() -> None:
     assert sorted(main) == sorted(
         ["run_typescript", "agents.spawn", "self.wait", "file_system.bash"]
     )
+    # What no hook can see is marked so (a gap graders do not count): the subagent's calls and
+    # run_typescript itself; the calls hooks do see are not.
+    blind = {e["call_id"] for e in events if e.get("extra", {}).get("hooks_blind")}
+    assert blind == {child[0]["call_id"], outer["call_id"]}
     [prompt] = [e for e in events if e["kind"] == "prompt" and not e.get("agent_id")]
     assert prompt["text"] == "Ask a helper to check the build."
     assert [e["kind"] for e in events].count("agent_stop") == 1

@@ -591,6 +591,7 @@ class UnifiedReader:
         ev["path"] = tool_path(tool_input)
         ev["ok"] = None
         ev["extra"] = dict(extra)
+        _blind(ev, lane)
         out.events.append(ev)
         child = _str(detail.get("childSessionId"))
         if child:
@@ -616,6 +617,7 @@ class UnifiedReader:
         if isinstance(call, _Call) and call.outcome:
             rextra["checkpoint_outcome"] = call.outcome
         res["extra"] = rextra
+        _blind(res, lane)
         out.events.append(res)
         self._lazy_guides(store, state, call_id, done, lane, turn, seq, out)
 
@@ -736,6 +738,7 @@ class UnifiedReader:
         ev["path"] = tool_path(call.args)
         ev["ok"] = None
         ev["extra"] = dict(extra)
+        _blind(ev, lane)
         out.events.append(ev)
         if call.outcome is None:
             return
@@ -758,6 +761,7 @@ class UnifiedReader:
         if status == "failed":
             res["error"] = _failure_message(parsed) or call.result
         res["extra"] = dict(extra, checkpoint_outcome=call.outcome)
+        _blind(res, lane)
         out.events.append(res)
 
 
@@ -832,6 +836,21 @@ def _lane_fields(ev: dict[str, Any], cwd: str | None, lane: str | None, seq: int
     if lane:
         ev["agent_id"] = lane
     ev["seq"] = seq
+
+
+# Why Vibe 3.0.1 fires no hook for a call (real-harnesses.md §1.3): graders do not count its
+# absence from the hooks as a gap (scorers.sources, ``extra.hooks_blind``).
+BLIND_SUBAGENT = "a subagent's tool calls fire no hook"
+BLIND_TOOLS: dict[str, str] = {
+    "run_typescript": "run_typescript itself fires no hook (the calls inside it do)",
+    "search_tool_functions": "tool discovery runs in the core and fires no hook",
+}
+
+
+def _blind(ev: dict[str, Any], lane: str | None) -> None:
+    why = BLIND_SUBAGENT if lane else BLIND_TOOLS.get(str(ev.get("tool_name") or ""))
+    if why:
+        ev.setdefault("extra", {})["hooks_blind"] = why
 
 
 def _checkpoint_calls(entries: list[dict[str, Any]]) -> list[_Call]:
