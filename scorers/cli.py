@@ -561,3 +561,7 @@ def guides_cmd(guide: str | None, as_json: bool) -> None:
             f"{r.guide[:32]:32} {r.version[:12]:12} {rate:>6} {len(r.aligned):>7} "
             f"{len(r.misaligned):>10} {len(r.not_engaged):>11} {engaged}"
         )
+    from scorers.judge.calibration import judges_of
+
+    for line in judges_of(home, ledger.read(home)):  # whose verdicts these rates count
+        click.echo(line)

@@ -339,3 +339,26 @@ def may_gate(home: str, judge_facts: dict[str, Any]) -> tuple[bool, str]:
         home, str(judge_facts.get("model") or ""), judge_facts.get("replay_sha256")
     )
     return bool(status["verified"]), str(status["reason"])
+
+
+def judges_of(home: str, records: list[dict[str, Any]]) -> list[str]:
+    """One line per judge behind the sessions' newest L2 grades, with its verification now
+    (``trail eval guides``: rates from an unverified judge are marked so)."""
+    newest: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        if rec.get("rubric") == "l2" and isinstance(rec.get("l2"), dict):
+            newest[str(rec.get("sessionKey"))] = rec
+    judges: dict[tuple[str, str | None], list[str]] = {}
+    for key, rec in newest.items():
+        judge = rec["l2"].get("judge") or {}
+        details = judge.get("details") or {}
+        if not details.get("called"):
+            continue  # no model was asked (nothing to judge, no guide): no judge to trust
+        name = str(judge.get("model") or "")
+        judges.setdefault((name, details.get("replay_sha256")), []).append(key)
+    out = []
+    for (name, replay_sha), keys in sorted(judges.items(), key=lambda kv: kv[0][0]):
+        status = verification(home, name, replay_sha)
+        state = "verified" if status["verified"] else "UNVERIFIED"
+        out.append(f"verdicts of {len(keys)} session(s) by {name}: {state} ({status['reason']})")
+    return out

@@ -222,3 +222,13 @@ def test_a_bad_judge_setting_is_reported_and_replaced(trail_home: Path) -> None:
     assert config["judge"]["max_input_tokens"] == 32_000
     assert "model" not in config["judge"] and "prices" not in config["judge"]
     assert len([p for p in problems if p.startswith("judge.")]) == 3
+
+
+def test_the_guides_report_names_the_judges_behind_its_rates(
+    recorded: tuple[str, str, Any],
+) -> None:
+    key, book, _ = recorded
+    assert invoke("eval", "score", "--session", key, "--level", "L2", "--judge", f"replay:{book}")
+    out = invoke("eval", "guides").output
+    assert "AGENTS.md" in out
+    assert "verdicts of 1 session(s) by replay:replay.json: UNVERIFIED" in out
