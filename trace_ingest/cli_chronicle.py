@@ -76,13 +76,16 @@ def _print(report: object) -> None:
         [f"  {s['key']}: {s['events_written']} new -> {s['trace']}" for s in report.sessions]
     ):
         echo(row)
-    if report.redactions:
-        total = sum(report.redactions.values())
-        parts = ", ".join(f"{k}: {v}" for k, v in sorted(report.redactions.items()))
+    run = report.run
+    if run.redactions:
+        total = sum(run.redactions.values())
+        parts = ", ".join(f"{k}: {v}" for k, v in sorted(run.redactions.items()))
         echo(f"Redacted {_plural(total, 'secret')} ({parts}).")
-    if report.truncated_fields:
-        echo(f"Truncated {_plural(report.truncated_fields, 'field')} over capture.max_field_chars.")
-    skipped = [f"  {f.file}:{line}: {reason}" for f in report.files for line, reason in f.skipped]
+    if run.truncated_fields:
+        echo(f"Truncated {_plural(run.truncated_fields, 'field')} over capture.max_field_chars.")
+    for err in run.errors:
+        echo(f"Error: {err['file']}: {err['error']}", err=True)
+    skipped = [f"  {f.file}:{line}: {reason}" for f in report.files for line, reason in f.skips]
     if skipped:
         echo(f"Skipped {_plural(len(skipped), 'line')}:")
         for row in _more(skipped):
@@ -90,5 +93,5 @@ def _print(report: object) -> None:
     for f in report.files:
         for warning in f.warnings:
             echo(f"Warning: {f.file}: {warning}", err=True)
-    for row in _more([f"  {f.file} ({f.format}): {f.error}" for f in report.files if f.error]):
-        echo(f"Error:{row}", err=True)
+    for row in _more([f"{f.file} ({f.format}): {f.error}" for f in report.files if f.error]):
+        echo(f"Error: {row}", err=True)

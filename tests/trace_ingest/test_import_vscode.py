@@ -103,7 +103,7 @@ def test_mutation_log_replays_to_the_same_session(tmp_path: Path, trail_home: Pa
     report = import_chronicle([str(log)])
     (f,) = report.files
     assert f.ok and f.format == "chatSessions .jsonl mutation log"
-    assert dict(f.kinds) == RICH_KINDS and f.skipped == []
+    assert dict(f.kinds) == RICH_KINDS and f.skips == []
     assert pairs(trace(trail_home)) == RICH_PAIRS
     # VS Code keeps the old .json beside the migrated .jsonl (NC §1.4): one session, no
     # duplicate, the .jsonl read first.
@@ -112,7 +112,8 @@ def test_mutation_log_replays_to_the_same_session(tmp_path: Path, trail_home: Pa
     files = by_file(again)
     assert [Path(f.file).suffix for f in again.files] == [".jsonl", ".json"]
     assert files[log.name].written == 0 and files[old.name].written == 0
-    assert files[old.name].already_present == sum(RICH_KINDS.values())
+    assert files[log.name].already_present == sum(RICH_KINDS.values())  # the earlier run's
+    assert files[old.name].duplicates == sum(RICH_KINDS.values())  # the .jsonl's, this run
     assert len(trace(trail_home)) == sum(RICH_KINDS.values())
 
 
@@ -131,7 +132,7 @@ def test_mutation_log_kinds_push_with_index_and_delete(tmp_path: Path, trail_hom
     path = fx.write_jsonl(tmp_path / "chatSessions" / "s-kinds.jsonl", entries)
     report = import_chronicle([str(path)])
     (f,) = report.files
-    assert f.ok and f.skipped == []
+    assert f.ok and f.skips == []
     events = trace(trail_home, "s-kinds")
     assert [e["text"] for e in events if e["kind"] == "prompt"] == ["first", "edited second"]
     stops = {e["prompt_id"]: e["status"] for e in events if e["kind"] == "agent_stop"}
@@ -162,7 +163,7 @@ def test_bad_lines_are_skipped_with_reasons(tmp_path: Path, trail_home: Path) ->
     report = import_chronicle([str(path)])
     (f,) = report.files
     assert f.ok and dict(f.kinds) == RICH_KINDS
-    reasons = {line: reason for line, reason in f.skipped}
+    reasons = {line: reason for line, reason in f.skips}
     assert reasons[4] == "kind 7 at ['requests']: unknown mutation kind 7"
     assert "'nowhere' does not exist" in reasons[5]
     assert reasons[6].startswith("malformed JSON")
@@ -195,7 +196,7 @@ def test_truncated_json_file_keeps_the_requests_before_the_cut(
     (f,) = report.files
     # sessionId comes after requests in VS Code's files: a cut file names the session by file
     assert f.ok and f.sessions == {fx.SESSION}
-    assert f.kinds["prompt"] == 2 and f.skipped[0][1].startswith("file cut short after 2 request")
+    assert f.kinds["prompt"] == 2 and f.skips[0][1].startswith("file cut short after 2 request")
 
 
 def test_copilot_chat_transcript(tmp_path: Path, trail_home: Path) -> None:
@@ -289,7 +290,7 @@ def test_corrupt_store_is_a_precise_error(tmp_path: Path) -> None:
         [TRAIL, "chronicle", "import", "--path", str(db)], capture_output=True, text=True
     )
     assert alone.returncode == 1 and "Traceback" not in alone.stderr
-    assert f"{db} (chronicle session-store.db): " in alone.stderr
+    assert f"Error: {db} (chronicle session-store.db): corrupt" in alone.stderr
 
 
 def test_export_gets_a_stable_id_or_joins_its_session(tmp_path: Path, trail_home: Path) -> None:
@@ -307,7 +308,7 @@ def test_export_gets_a_stable_id_or_joins_its_session(tmp_path: Path, trail_home
     files = by_file(merged)
     assert files["chat.json"].sessions == {fx.SESSION}
     assert files["chat.json"].written == 0
-    assert files["chat.json"].already_present == sum(RICH_KINDS.values())
+    assert files["chat.json"].duplicates == sum(RICH_KINDS.values())  # its chat's events
 
 
 def test_every_format_of_one_session_meets_the_hook_in_one_trace(

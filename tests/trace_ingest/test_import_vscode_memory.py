@@ -24,7 +24,7 @@ report = import_chronicle([sys.argv[1]])
 f = report.files[0]
 print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   "ok": f.ok, "kinds": dict(f.kinds), "written": f.written,
-                  "skipped": f.skipped, "error": f.error}))
+                  "skipped": f.skips, "error": f.error}))
 """
 BLOCK = "x" * 1023 + "\n"  # 1 KiB of terminal output
 

@@ -21,24 +21,21 @@ run again writes only what is missing, and a second run writes nothing.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from trace_ingest.config import load_config
 from trace_ingest.errors import AdapterError, TrailError
-from trace_ingest.events import Event, now_iso
-from trace_ingest.importers._pipeline import TraceWriter, finish
+from trace_ingest.events import Event
+from trace_ingest.importers._pipeline import ImportReport, ImportRun
 from trace_ingest.importers.vscode_files import read_chat_json
 from trace_ingest.importers.vscode_mutation_log import read_mutation_log
 from trace_ingest.importers.vscode_reading import FileReport
 from trace_ingest.importers.vscode_store import read_store
 from trace_ingest.importers.vscode_transcript import read_transcript
-from trace_ingest.paths import ensure_home, trail_home
-from trace_ingest.scrub import load_scrubber
 from trace_ingest.vscode_facts import HARNESS
 
 BATCH = 500  # events held per session before they are written
@@ -57,6 +54,7 @@ STORE = "store"
 ORDER = {MUTATION_LOG: 0, CHAT: 1, TRANSCRIPT: 2, STORE: 3}
 _CHAT_DIRS = frozenset({"chatSessions", "emptyWindowChatSessions"})
 _EXTENSION_DIRS = frozenset({"github.copilot-chat"})  # compared lower-cased
+_LOOSE = (".json", ".jsonl", ".db")
 
 
 def user_folders(env: dict[str, str] | None = None, platform: str | None = None) -> list[str]:
@@ -116,7 +114,9 @@ def sniff(path: str) -> str:
 
 def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
     """``(format, file)`` for every VS Code chat record under the given files and folders, in
-    read order. Symlinks are not followed. Raises TrailError for a path that does not exist."""
+    read order: below a folder, the files in VS Code's own layout (``classify``), plus the
+    ``.json``/``.jsonl``/``.db`` files right in the folder named (exports, copies). Symlinks
+    are not followed. Raises TrailError for a path that does not exist."""
     found: dict[str, str] = {}
     for given in paths:
         if os.path.isdir(given):
@@ -125,6 +125,8 @@ def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
                 for name in sorted(files):
                     full = os.path.join(root, name)
                     kind = classify(full)
+                    if kind is None and root == given and name.endswith(_LOOSE):
+                        kind = sniff(full)  # a file right in the folder named: an export, ...
                     if kind and not os.path.islink(full):
                         found.setdefault(full, kind)
         elif os.path.exists(given):
@@ -141,21 +143,28 @@ def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
 
 @dataclass
 class ChronicleReport:
-    """What one ``trail chronicle import`` did, file by file."""
+    """What one ``trail chronicle import`` did: the shared ``ImportReport`` (sessions,
+    redactions, truncations, scrub errors), the folders searched, and a ``FileReport`` per
+    file (format, counts per kind, skipped lines with reasons, warnings, the error)."""
 
+    run: ImportReport
     searched: list[str] = field(default_factory=list)
-    files: list[FileReport] = field(default_factory=list)
-    redactions: Counter[str] = field(default_factory=Counter)
-    truncated_fields: int = 0
-    sessions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[FileReport]:
+        return [f for f in self.run.files if isinstance(f, FileReport)]
+
+    @property
+    def sessions(self) -> list[dict[str, Any]]:
+        return self.run.sessions
 
     @property
     def events_written(self) -> int:
-        return sum(f.written for f in self.files)
+        return self.run.events_written
 
     @property
     def events_already_present(self) -> int:
-        return sum(f.already_present for f in self.files)
+        return self.run.events_already_present
 
     @property
     def readable(self) -> int:
@@ -167,123 +176,78 @@ class ChronicleReport:
         return 0 if self.readable else 1
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "harness": HARNESS,
-            "command": "chronicle import",
-            "searched": self.searched,
-            "files_found": len(self.files),
-            "files_read": self.readable,
-            "files_failed": len(self.files) - self.readable,
-            "events_written": self.events_written,
-            "events_already_present": self.events_already_present,
-            "lines_skipped": sum(len(f.skipped) for f in self.files),
-            "redactions": dict(sorted(self.redactions.items())),
-            "truncated_fields": self.truncated_fields,
-            "sessions": self.sessions,
-            "files": [f.as_dict() for f in self.files],
-        }
+        data = self.run.as_dict()
+        data.update(
+            command="chronicle import",
+            searched=self.searched,
+            files_found=len(self.files),
+            files_read=self.readable,
+            files_failed=len(self.files) - self.readable,
+            lines_skipped=sum(f.skipped for f in self.files),
+            skipped=[
+                {"file": f.file, "line": n, "reason": r} for f in self.files for n, r in f.skips
+            ],
+            files=[f.as_dict() for f in self.files],
+        )
+        return data
 
 
 class ChronicleImporter:
-    """One run: reads files, writes events; ``run`` returns the report."""
+    """One run on the shared pipeline (``ImportRun``: dedupe, scrub, append, report)."""
 
     def __init__(self, home: str | None = None) -> None:
-        self.home = ensure_home(home or trail_home())
-        capture = load_config(self.home)["capture"]
-        self.limit = int(capture["max_field_chars"])
-        self.max_line = int(capture["max_payload_bytes"])
-        self.scrubber = load_scrubber(self.home)
-        self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
-        self.report = ChronicleReport()
-        self.received_at = now_iso()
+        self.run = ImportRun(HARNESS, "chronicle", home)
+        self.report = ChronicleReport(self.run.report)
         self._requests: dict[str, str] = {}  # request id -> session id (to merge exports)
 
-    def run(self, paths: Iterable[str] | None = None) -> ChronicleReport:
+    def import_all(self, paths: Iterable[str] | None = None) -> ChronicleReport:
         given = list(paths) if paths else user_folders()
         self.report.searched = given
         for kind, path in discover(given):
             self.import_file(kind, path)
-        self.report.sessions = [
-            {
-                "session_id": sink.session_id,
-                "key": f"{HARNESS}/{sink.key}",
-                "trace": sink.path,
-                "events_written": sink.written,
-            }
-            for sink in self.writer.sinks.values()
-        ]
+        self.run.finish()
         return self.report
 
     def _reader(self, kind: str, path: str) -> tuple[FileReport, Iterator[Event]]:
+        run = self.run
         if kind == MUTATION_LOG:
-            return read_mutation_log(
-                path, self.received_at, self.limit, self.max_line, self._remember
-            )
+            return read_mutation_log(path, run.received_at, run.limit, run.max_line, self._remember)
         if kind == TRANSCRIPT:
-            return read_transcript(path, self.received_at, self.max_line)
+            return read_transcript(path, run.received_at, run.max_line)
         if kind == STORE:
-            return read_store(path, self.received_at)
-        return read_chat_json(path, self.received_at, self._requests.get, self._remember)
+            return read_store(path, run.received_at)
+        return read_chat_json(path, run.received_at, self._requests.get, self._remember)
 
     def _remember(self, request_id: str, session_id: str) -> None:
         self._requests.setdefault(request_id, session_id)
 
     def import_file(self, kind: str, path: str) -> FileReport:
-        """Read one file and write its events; never raises for what the file contains."""
+        """Read one file and write its events, ``BATCH`` at a time (each finished as it is
+        taken: what is held is never bigger than what is written); never raises for what the
+        file contains."""
         report, events = self._reader(kind, path)
-        self.report.files.append(report)
-        pending: dict[str, list[dict[str, Any]]] = {}
-        held = 0
+        self.run.report.files.append(report)
+        stream = self._counted(report, events)
+        while True:
+            before = report.events
+            self.run.write(path, report, itertools.islice(stream, BATCH))
+            if report.events == before:
+                return report
+
+    def _counted(self, report: FileReport, events: Iterator[Event]) -> Iterator[tuple[int, Any]]:
         try:
             for ev in events:
-                report.events += 1
                 report.kinds[str(ev["kind"])] += 1
-                done = self._finish(report, ev)
-                if done is None:
-                    continue
-                pending.setdefault(ev["session_id"], []).append(done)
-                held += 1
-                if held >= BATCH:
-                    self._flush(report, pending)
-                    held = 0
+                seq = ev.get("seq")
+                yield (seq if isinstance(seq, int) else 0), ev
         except AdapterError as exc:
-            report.error = str(exc).removeprefix(f"{path}: ")
+            report.error = str(exc).removeprefix(f"{report.file}: ")
         except (OSError, MemoryError) as exc:  # pragma: no cover - reported, never a traceback
             report.error = f"{type(exc).__name__}: {exc}"
-        self._flush(report, pending)
-        return report
-
-    def _finish(self, report: FileReport, ev: Event) -> dict[str, Any] | None:
-        """The event bound, scrubbed and cut at once (what is held is never bigger than what
-        is written), or None when the trace has it already or scrubbing failed."""
-        if self.writer.known(ev["session_id"], ev["id"]):
-            report.already_present += 1
-            return None
-        try:
-            done = finish(ev, self.scrubber, self.limit)
-        except Exception as exc:  # fail closed: nothing of an unscrubbed event is kept
-            seq = ev.get("seq")
-            report.skip(
-                seq if isinstance(seq, int) else 0,
-                f"event not written: scrubbing failed ({type(exc).__name__})",
-            )
-            return None
-        for rule, count in (done.get("redactions") or {}).items():
-            self.report.redactions[rule] += count
-        if done.get("truncated"):
-            self.report.truncated_fields += len(done["truncated"])
-        return done
-
-    def _flush(self, report: FileReport, pending: dict[str, list[dict[str, Any]]]) -> None:
-        for sid, events in pending.items():
-            written = self.writer.append(sid, events)
-            report.written += written
-            report.already_present += len(events) - written
-        pending.clear()
 
 
 def import_chronicle(
     paths: Iterable[str] | None = None, home: str | None = None
 ) -> ChronicleReport:
     """Import VS Code chat records from ``paths`` (default: every VS Code data folder found)."""
-    return ChronicleImporter(home).run(paths)
+    return ChronicleImporter(home).import_all(paths)

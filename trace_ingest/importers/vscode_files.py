@@ -125,7 +125,7 @@ def read_chat_json(
     ``known_request(request id)`` gives the session of a request read earlier in the run (for
     exports); ``remember(request id, session id)`` records this file's requests.
     """
-    report = FileReport(path, "chatSessions .json")
+    report = FileReport(path, format="chatSessions .json")
     return report, _events(path, received_at, report, known_request, remember)
 
 
@@ -203,7 +203,7 @@ def _events(
         report.not_recorded.update(ctx.not_recorded)
         if ctx.pending:
             report.not_recorded["request still running (no end recorded yet)"] += ctx.pending
-    elif not report.skipped:
+    elif not report.skips:
         report.warnings.append("no requests: nothing to record")
 
 

@@ -31,8 +31,9 @@ from typing import Any
 
 from trace_ingest.capture import SCRUB_MARGIN, bound
 from trace_ingest.events import Event
+from trace_ingest.importers._pipeline import read_lines
 from trace_ingest.importers.vscode_chat import ChatContext, request_events
-from trace_ingest.importers.vscode_reading import FileReport, parse_line, read_lines
+from trace_ingest.importers.vscode_reading import FileReport, parse_line
 from trace_ingest.vscode_facts import ms_iso
 
 INITIAL, SET, PUSH, DELETE = 0, 1, 2, 3
@@ -47,7 +48,7 @@ class _PathError(Exception):
 def read_mutation_log(
     path: str, received_at: str, limit: int, max_line: int, remember: Any = None
 ) -> tuple[FileReport, Iterator[Event]]:
-    report = FileReport(path, "chatSessions .jsonl mutation log")
+    report = FileReport(path, format="chatSessions .jsonl mutation log")
     return report, _Replay(path, received_at, limit, max_line, report, remember).events()
 
 
@@ -170,7 +171,7 @@ class _Replay:
             if isinstance(values, list):
                 array.extend(bound(values, self.bound))
             elif values is not None:
-                raise _PathError("push value is not an array")
+                raise _PathError("push value is not an array (kind 2 appends array items)")
             _assign(parent, key, array)
         else:
             raise _PathError(f"unknown mutation kind {kind}")

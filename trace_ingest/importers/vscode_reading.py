@@ -1,5 +1,6 @@
-"""How the VS Code readers get at bytes: bounded lines, UTF-8 that never stops a read, and what a
-reader reports about one file.
+"""How the VS Code readers get at bytes (UTF-8 that never stops a read, the JSON-line gate of
+the mutation log and the transcript) and what a reader reports about one file. Lines come from
+the shared bounded reader, ``_pipeline.read_lines``.
 
 A reader never raises for bad content: a line it cannot use is a ``skip`` with its reason, a
 file it cannot use at all is ``error``. Only a file that cannot be opened raises ``AdapterError``.
@@ -12,33 +13,31 @@ import io
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from trace_ingest.errors import AdapterError
+from trace_ingest.importers._pipeline import FileSummary
 
 
 @dataclass
-class FileReport:
-    """What one file gave: its format, lines, events, sessions, and what it could not give."""
+class FileReport(FileSummary):
+    """One file, as the shared pipeline counts it (``FileSummary``: lines, events, written,
+    already present, skipped) plus what VS Code's formats need said: which format, which
+    sessions, the events per kind, every skipped line with its reason, what was left out, and
+    the error that made the file unreadable (``ok`` is False then)."""
 
-    file: str
-    format: str
-    lines: int = 0
-    events: int = 0
-    written: int = 0
-    already_present: int = 0
+    format: str = ""
     sessions: set[str] = field(default_factory=set)
-    skipped: list[tuple[int, str]] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)
+    skips: list[tuple[int, str]] = field(default_factory=list)
     not_recorded: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
-    # per-kind counts and pairing, for the report and the tests
-    kinds: Counter[str] = field(default_factory=Counter)
 
     def skip(self, line: int, reason: str) -> None:
-        self.skipped.append((line, reason))
+        self.skips.append((line, reason))
+        self.skipped += 1
 
     @property
     def ok(self) -> bool:
@@ -53,50 +52,14 @@ class FileReport:
             "events": self.events,
             "events_written": self.written,
             "events_already_present": self.already_present,
+            "duplicates_in_input": self.duplicates,
             "sessions": sorted(self.sessions),
             "kinds": dict(sorted(self.kinds.items())),
-            "skipped": [{"line": n, "reason": r} for n, r in self.skipped],
+            "skipped": [{"line": n, "reason": r} for n, r in self.skips],
             "not_recorded": dict(sorted(self.not_recorded.items())),
             "warnings": self.warnings,
             "error": self.error,
         }
-
-
-def read_lines(path: str, limit: int) -> Iterator[tuple[int, bytes | None, int, bool]]:
-    """``(line number, bytes or None when over ``limit``, size, is last line)``, one line in
-    memory at a time (an oversize line is skipped through in 1 MiB steps, never held)."""
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed below; generator owns it
-    except OSError as exc:
-        raise AdapterError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    with fh:
-        prev: tuple[int, bytes | None, int] | None = None
-        number = 0
-        while True:
-            try:
-                chunk = fh.readline(limit + 1)
-            except OSError as exc:
-                raise AdapterError(f"{path}: read failed: {exc.strerror or exc}") from exc
-            if not chunk:
-                break
-            number += 1
-            item: tuple[int, bytes | None, int]
-            if len(chunk) > limit and not chunk.endswith(b"\n"):
-                size = len(chunk)
-                del chunk
-                while True:
-                    more = fh.readline(1 << 20)
-                    size += len(more)
-                    if not more or more.endswith(b"\n"):
-                        break
-                item = (number, None, size)
-            else:
-                item = (number, chunk, len(chunk))
-            if prev is not None:
-                yield (*prev, False)
-            prev = item
-        if prev is not None:
-            yield (*prev, True)
 
 
 def decode_line(data: bytes) -> tuple[str, int | None]:

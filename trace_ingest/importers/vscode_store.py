@@ -36,7 +36,7 @@ _CORRUPT = ("malformed", "not a database", "disk image", "disk i/o error", "file
 
 
 def read_store(path: str, received_at: str) -> tuple[FileReport, Iterator[Event]]:
-    report = FileReport(path, "chronicle session-store.db")
+    report = FileReport(path, format="chronicle session-store.db")
     return report, _events(path, received_at, report)
 
 

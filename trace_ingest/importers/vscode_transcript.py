@@ -28,7 +28,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from trace_ingest.events import Event, new_event
-from trace_ingest.importers.vscode_reading import FileReport, parse_line, read_lines
+from trace_ingest.importers._pipeline import read_lines
+from trace_ingest.importers.vscode_reading import FileReport, parse_line
 from trace_ingest.vscode_facts import HARNESS, canonical_tool, iso, strip_call_id, tool_path
 
 SOURCE = "events-log"
@@ -49,7 +50,7 @@ KNOWN = frozenset(
 def read_transcript(
     path: str, received_at: str, max_line: int
 ) -> tuple[FileReport, Iterator[Event]]:
-    report = FileReport(path, "Copilot Chat transcript")
+    report = FileReport(path, format="Copilot Chat transcript")
     return report, _Transcript(path, received_at, max_line, report).events()
 
 
