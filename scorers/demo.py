@@ -34,16 +34,24 @@ def feed(payloads: list[dict[str, object]], executable: str, harness: str = "cla
             )
 
 
+def _session_id(payload: dict[str, object]) -> str:
+    """The session a payload is recorded under (VS Code's ``sessionId`` URI decoded)."""
+    from trace_ingest.vscode_facts import decode_session_id
+
+    sid = payload.get("session_id")
+    return str(sid) if sid is not None else decode_session_id(str(payload.get("sessionId")))[0]
+
+
 @click.command()
 def demo() -> None:
     """Record the built-in demo sessions through the real hook, then list, show and grade them.
 
     Three Claude Code sessions written for trail (a clean one, one with failures and retries,
     one with a subagent) are sent to `trail hook claude-code` one payload per process, exactly
-    as Claude Code sends them, and one Mistral Vibe session captured from the real Vibe 3.0.1
-    to `trail hook vibe`; then the traces are synced into SQLite, shown, and graded at L0 + L1
-    (grades go to GRADES.jsonl). Data goes to $TRAIL_HOME (`make demo` uses
-    ./.demo-home).
+    as Claude Code sends them, one Mistral Vibe session captured from the real Vibe 3.0.1
+    to `trail hook vibe`, and one VS Code (Local agent) session to `trail hook vscode`; then
+    the traces are synced into SQLite, shown, and graded at L0 + L1 (grades go to
+    GRADES.jsonl). Data goes to $TRAIL_HOME (`make demo` uses ./.demo-home).
     """
     home = trail_home()
     click.echo(f"trail demo — data in {home}\n")
@@ -59,7 +67,7 @@ def demo() -> None:
         feed(payloads, executable, harness)
         ms = (time.perf_counter() - started) * 1000 / len(payloads)
         click.echo(f"recorded {name:<9} {len(payloads):>3} hook calls, {ms:.0f} ms per call")
-        recorded.append(payloads[0]["session_id"])
+        recorded.append(_session_id(payloads[0]))
     db, report = queries.open_synced(home)
     click.echo(f"\nsynced: {report.new_events} events into {home}/trail.db\n")
     rows = [queries.resolve_session(db, str(sid)) for sid in recorded]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import string
+import time
 from typing import Any
 
 Payload = dict[str, Any]
@@ -276,6 +277,59 @@ def vibe_session(session_id: str) -> list[Payload]:
     return [json.loads(json.dumps(p).replace(old, session_id)) for p in captured]
 
 
+def vscode_session(chat_id: str) -> list[Payload]:
+    """A VS Code session with the Local agent harness: a read, a passing and a failing terminal
+    command, a new file. There is no VS Code to capture from here (docs/testing.md): the
+    payloads follow the shape of the real capture and source quoted in next-capabilities.md
+    §1.3 (``hookEventName``, ISO ``timestamp``, ``sessionId`` = ``vscode-chat-session://local/``
+    + base64 of the chat id, ``copilot_*`` tool ids, a UUID ``tool_use_id``, ``tool_response``
+    text; PostToolUse fires only after a success, so the failing command has none)."""
+    from trace_ingest.vscode_facts import encode_session_id
+
+    session = encode_session_id(chat_id)
+    start = int(time.time()) - 60
+    clock = [0]
+
+    def hook(event: str, **fields: object) -> Payload:
+        clock[0] += 1  # VS Code stamps each payload (toISOString); the demo, a second apart
+        when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start + clock[0]))
+        return {
+            "timestamp": f"{when}.000Z",
+            "cwd": "/home/dev/shop/.github/hooks",
+            "sessionId": session,
+            "hookEventName": event,
+            **fields,
+        }
+
+    def call(n: int, tool: str, tool_input: Payload, response: str | None) -> list[Payload]:
+        ids = {"tool_name": tool, "tool_input": tool_input, "tool_use_id": f"{chat_id[:8]}-{n:04d}"}
+        pre = hook("PreToolUse", **ids)
+        return (
+            [pre] if response is None else [pre, hook("PostToolUse", **ids, tool_response=response)]
+        )
+
+    return [
+        hook("SessionStart", source="new"),
+        hook("UserPromptSubmit", prompt="Add a health check endpoint and run the tests"),
+        *call(1, "copilot_readFile", {"filePath": "/home/dev/shop/app.py"}, "from flask import"),
+        *call(
+            2,
+            "copilot_createFile",
+            {"filePath": "/home/dev/shop/health.py", "content": "def health(): ..."},
+            "Created /home/dev/shop/health.py",
+        ),
+        *call(3, "run_in_terminal", {"command": "pytest -q", "isBackground": False}, "4 passed"),
+        *call(4, "run_in_terminal", {"command": "ruff check .", "isBackground": False}, None),
+        hook("Stop", stop_hook_active=False),
+    ]
+
+
 def harness_sessions(stamp: str) -> list[tuple[str, str, list[Payload]]]:
     """The demo sessions of harnesses other than Claude Code, as ``(name, harness, payloads)``."""
-    return [("vibe", "vibe", vibe_session(f"demo-vibe-{stamp}"))]
+    import uuid
+
+    chat_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"trail-demo-vscode-{stamp}"))
+    return [
+        ("vibe", "vibe", vibe_session(f"demo-vibe-{stamp}")),
+        ("vscode", "vscode", vscode_session(chat_id)),
+    ]

@@ -19,8 +19,17 @@ def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
     everything = json.loads(trail("sessions", "--json").stdout)
     guided = [s for s in everything if s["session_id"].startswith("demo-guided-")]
     sessions = [s for s in everything if s not in guided]
-    assert len(sessions) == 4 and len(guided) == 1  # + the L2 demo session
+    assert len(sessions) == 5 and len(guided) == 1  # + the L2 demo session
+    [code] = [s for s in sessions if s["harness"] == "vscode"]
+    sessions.remove(code)
     by_name = {s["session_id"].split("-")[1]: s for s in sessions}
+    # VS Code: recorded under the chat session id decoded from the hook's sessionId URI
+    assert code["key"] == f"vscode/{code['session_id']}" and len(code["session_id"]) == 36
+    shown_code = json.loads(trail("show", code["session_id"], "--json").stdout)
+    calls = {e["call_id"]: e["tool"] for e in shown_code["events"] if e["kind"] == "tool_call"}
+    answered = {e["call_id"] for e in shown_code["events"] if e["kind"] == "tool_result"}
+    assert sorted(calls.values()) == ["read", "shell", "shell", "write"]
+    assert len(answered) == 3  # the Local harness fires PostToolUse only after a success
     assert by_name["failures"]["error_count"] == 3
     assert by_name["failures"]["redaction_count"] == 2  # the generated token, in call and result
     # Vibe sends no session end: its session stays open until the idle sweep.
@@ -41,6 +50,11 @@ def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
     ledger = [json.loads(line) for line in (trail_home / "GRADES.jsonl").read_text().splitlines()]
     l2 = [r for r in ledger if r["rubric"] == "l2"]
     ledger = [r for r in ledger if r["rubric"] != "l2"]
+    code_verdict = [r["verdict"] for r in ledger if r["sessionId"] == code["session_id"]]
+    ledger = [r for r in ledger if r["sessionId"] != code["session_id"]]
+    # VS Code's Local hooks send no failure event, so success flags are not a capability of
+    # the source: L1 says insufficient-data rather than guessing (a chronicle import adds them)
+    assert code_verdict == ["insufficient-data"], code_verdict
     verdicts = {r["sessionId"].split("-")[1]: r["verdict"] for r in ledger}
     # the L2 demo: judged by the replay model, labelled as replayed everywhere
     [judged] = l2
