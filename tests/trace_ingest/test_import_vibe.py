@@ -252,3 +252,25 @@ def test_unknown_projection_entries_are_counted(store: Path) -> None:
     manifest_path.write_text(json.dumps(manifest))
     read = UnifiedReader(NOW).read(str(store / FAIL))
     assert read.problems == [] and read.not_recorded == {"projection entry 'hologram'": 1}
+
+
+def test_memory_holds_a_chunk_and_a_batch_not_the_store(tmp_path: Path) -> None:
+    """Importing a store twice the size peaks at about the same memory (the outputs, most of
+    the bytes, are never all held; what grows is the model's call list)."""
+    import tracemalloc
+
+    from tests.trace_ingest.vibe_store_gen import build
+    from trace_ingest.importers.vibe_store import import_paths
+
+    peaks, sizes = [], []
+    for n in (1500, 3000):
+        store = build(str(tmp_path / f"vh-{n}"), n)
+        size = sum(f.stat().st_size for f in Path(store, "chunks").iterdir())
+        tracemalloc.start()
+        report = import_paths([store], home=str(tmp_path / f"th-{n}"))
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert report.events_written == 2 * n + 2 and not report.warnings
+        sizes.append(size)
+    assert peaks[1] < sizes[1], (peaks, sizes)  # less than the store's bytes ...
+    assert peaks[1] < 1.5 * peaks[0], peaks  # ... and 2x the store is not 2x the memory

@@ -40,14 +40,17 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from trace_ingest import fastjson
 from trace_ingest.errors import TrailError
-from trace_ingest.events import new_event
+from trace_ingest.events import event_id, new_event
 from trace_ingest.importers._pipeline import ImportReport, normalize_ts
 from trace_ingest.tools import STATUS_OK
 from trace_ingest.vibe_tools import (
@@ -63,6 +66,7 @@ SOURCE = "transcript"
 STORE_FORMAT = "mistral.vibe.unified-session-store/"
 MAX_FILE_BYTES = 256 << 20  # one store file or 2.x line file; chunks are sealed at 64 KiB
 MAX_LINE_BYTES = 64 << 20
+BATCH = 1000  # events handed to the writer at a time
 CHILD_PREFIX = "child-"
 _SUBAGENT_META = "mistral.vibe.subagent"
 _DISCOVERY_PREFIX = "effect-tool-discovery-"
@@ -203,25 +207,21 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """A regular file's bytes, never through a symlink, at most ``limit`` (StoreError)."""
     fd = _open_regular(path)
     try:
-        if os.fstat(fd).st_size > limit:
+        size = os.fstat(fd).st_size
+        if size > limit:
             raise StoreError(f"larger than {limit} bytes")
         with os.fdopen(os.dup(fd), "rb") as fh:
-            return fh.read(limit + 1)
+            # read(n) allocates n bytes up front: ask for what the file holds, not the cap.
+            data: bytes = fh.read(size + 1)
+        if len(data) > limit:
+            raise StoreError(f"larger than {limit} bytes")
+        return data
     finally:
         os.close(fd)
 
 
 def read_json(path: str, limit: int = MAX_FILE_BYTES) -> Any:
-    data = read_bytes(path, limit)
-    try:
-        value, _ = fastjson.loads_strict(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise StoreError(f"not UTF-8 (byte {exc.start})") from None
-    except ValueError as exc:
-        raise StoreError(f"not JSON ({exc})") from None
-    except RecursionError:
-        raise StoreError("nested too deeply to parse") from None
-    return value
+    return _loads(read_bytes(path, limit))
 
 
 # Epoch milliseconds (the store's createdAt) or ISO text -> ISO 8601 UTC with ``Z``.
@@ -287,16 +287,26 @@ class _Store:
     root_id: str
     parent_id: str | None
     created_at: Any
-    projection: list[dict[str, Any]]
-    checkpoint: list[dict[str, Any]]
+    projection: list[str]  # the projection's chunk names, read one at a time (memory: a chunk)
+    calls: list[_Call]  # the checkpoint's model calls
     cwd: str | None
+    gen: str = ""
+    open_turn: str | None = None  # the turn still running when the store was published
 
 
 class UnifiedReader:
-    """Reads one unified store folder (and its subagents' folders) into events."""
+    """Reads one unified store folder (and its subagents' folders) into events.
 
-    def __init__(self, received_at: str) -> None:
+    With a ``sink``, events go to it in batches of ``BATCH`` as they are made (the projection
+    is read one chunk at a time), so memory holds one chunk, the model's calls and a batch;
+    without, they collect in ``SessionRead.events``."""
+
+    def __init__(
+        self, received_at: str, sink: Callable[[list[dict[str, Any]]], None] | None = None
+    ) -> None:
         self.received_at = received_at
+        self.sink = sink
+        self._inner: dict[str, tuple[str, str]] = {}  # outer call id -> first, last inner ts
 
     def read(self, folder: str) -> SessionRead:
         out = SessionRead(folder, "unified")
@@ -309,6 +319,9 @@ class UnifiedReader:
         if lane is None:
             self._start_guides(store, out)
         self._events(store, out, lane=lane)
+        if self.sink is not None and out.events:
+            self.sink(out.events)
+            out.events = []
         return out
 
     # -- loading
@@ -346,14 +359,21 @@ class UnifiedReader:
         manifest = self._file(out, os.path.join(gen_dir, "manifest.json"), "manifest")
         if not isinstance(manifest, dict):
             return None
-        sections = {}
-        for section in ("projection_state", "checkpoint"):
-            sections[section] = self._chunks(folder, gen_name, manifest, section, out)
+        listing = self._listing(folder, gen_name, manifest, "projection_state", out)
+        checkpoint = _checkpoint_calls(
+            e
+            for chunk in self._listing(folder, gen_name, manifest, "checkpoint", out)
+            for e in self._chunk(folder, gen_name, "checkpoint", chunk, out)
+        )
         state = self._file(out, os.path.join(gen_dir, "projection-state.json"), "projection")
         session: dict[str, Any] = {}
+        open_turn = None
         if isinstance(state, dict) and isinstance(state.get("snapshot"), dict):
             found = state["snapshot"].get("session")
             session = found if isinstance(found, dict) else {}
+            latest = _obj(state["snapshot"].get("latestTurn"))
+            if latest.get("status") in ("in_progress", "running", "queued", "pending"):
+                open_turn = _str(latest.get("id"))
         meta_path = os.path.join(folder, "meta.json")
         meta = self._file(out, meta_path, "meta.json") if os.path.exists(meta_path) else None
         sid = (
@@ -373,56 +393,61 @@ class UnifiedReader:
             root,
             parent,
             session.get("createdAt"),
-            sections["projection_state"],
-            sections["checkpoint"],
+            listing,
+            checkpoint,
             cwd,
+            gen_name,
+            open_turn,
         )
 
-    def _chunks(
+    def _listing(
         self, folder: str, gen: str, manifest: dict[str, Any], section: str, out: SessionRead
-    ) -> list[dict[str, Any]]:
-        where = f"generations/{gen}/manifest.json"
+    ) -> list[str]:
+        """The chunk names ``manifest`` lists for ``section`` (each reported if malformed)."""
+        where = os.path.join(folder, f"generations/{gen}/manifest.json")
         part = manifest.get(section)
         listed = part.get("chunks") if isinstance(part, dict) else None
         if not isinstance(listed, list):
-            out.problems.append(Problem(os.path.join(folder, where), f"no {section} chunk list"))
+            out.problems.append(Problem(where, f"no {section} chunk list"))
             return []
-        entries: list[dict[str, Any]] = []
+        names = []
         for n, sha in enumerate(listed):
-            if not isinstance(sha, str) or not sha.isalnum():
-                out.problems.append(
-                    Problem(os.path.join(folder, where), f"{section} chunk {n}: bad name {sha!r}")
+            if isinstance(sha, str) and sha.isalnum():
+                names.append(f"{n + 1}/{len(listed)}/{sha}")
+            else:
+                out.problems.append(Problem(where, f"{section} chunk {n + 1}: bad name {sha!r}"))
+        return names
+
+    def _chunk(
+        self, folder: str, gen: str, section: str, listed: str, out: SessionRead
+    ) -> list[dict[str, Any]]:
+        """One chunk's entries, checked against its name; [] (and a problem) when it cannot be
+        read."""
+        n, total, sha = listed.split("/")
+        where = f"generations/{gen}/manifest.json"
+        path = os.path.join(folder, "chunks", f"{sha}.json")
+        try:
+            data = read_bytes(path)
+            # Vibe names a chunk by the sha256 of its body without the closing newline
+            # ([SRC] _storage.py ``_read_document_body``).
+            body = data[:-1] if data.endswith(b"\n") else data
+            if hashlib.sha256(body).hexdigest() != sha.lower():
+                raise StoreError("content does not match its sha256 name (corrupt)")
+            value = _loads(body)
+        except StoreError as exc:
+            out.problems.append(
+                Problem(
+                    path,
+                    f"{section} chunk {n} of {total} ({where}): {exc}; "
+                    "its entries are not imported",
                 )
-                continue
-            path = os.path.join(folder, "chunks", f"{sha}.json")
-            try:
-                data = read_bytes(path)
-                # Vibe names a chunk by the sha256 of its body without the closing newline
-                # ([SRC] _storage.py ``_read_document_body``).
-                body = data[:-1] if data.endswith(b"\n") else data
-                if hashlib.sha256(body).hexdigest() != sha.lower():
-                    raise StoreError("content does not match its sha256 name (corrupt)")
-                value, _ = fastjson.loads_strict(data.decode("utf-8"))
-            except StoreError as exc:
-                out.problems.append(
-                    Problem(
-                        path,
-                        f"{section} chunk {n + 1} of {len(listed)} ({where}): {exc}; "
-                        "its entries are not imported",
-                    )
-                )
-                continue
-            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-                out.problems.append(
-                    Problem(path, f"{section} chunk {n + 1} of {len(listed)}: not JSON ({exc})")
-                )
-                continue
-            out.files.append(path)
-            if not isinstance(value, list):
-                out.problems.append(Problem(path, f"{section} chunk is not a JSON array"))
-                continue
-            entries.extend(e for e in value if isinstance(e, dict))
-        return entries
+            )
+            return []
+        out.files.append(path)
+        if not isinstance(value, list):
+            out.problems.append(Problem(path, f"{section} chunk is not a JSON array"))
+            return []
+        return [e for e in value if isinstance(e, dict)]
 
     # -- events
 
@@ -443,62 +468,109 @@ class UnifiedReader:
         return ev
 
     def _events(self, store: _Store, out: SessionRead, lane: str | None) -> None:
-        calls = _checkpoint_calls(store.checkpoint)
-        by_name: dict[str, list[_Call]] = {}
+        calls = store.calls
+        by_name: dict[str, deque[_Call]] = {}
         for call in calls:
-            by_name.setdefault(qualified(call.name) or call.name, []).append(call)
+            by_name.setdefault(qualified(call.name) or call.name, deque()).append(call)
         by_id = {c.call_id: c for c in calls}
-        notices = _hook_notices(store.projection)
+        notices: list[tuple[Any, str]] = []  # pre_tool hook runs seen so far (nested call ids)
         used_notices: set[str] = {c.call_id for c in calls}
-        last_turn_assistant = _last_assistant_of_turn(store.projection)
-        events = out.events
         last_ts: str | None = iso_ms(store.created_at)
         folder = os.path.basename(store.path)
-        for seq, entry in enumerate(store.projection, 1):
-            etype = entry.get("type")
-            ts = iso_ms(entry.get("createdAt")) or last_ts
-            last_ts = ts or last_ts
-            turn = _str(entry.get("turnId"))
-            if etype == "message":
-                role = entry.get("role")
-                text = _text(entry.get("content"))
-                if role == "user":
-                    if entry.get("source") not in (None, "turn_start"):
-                        out.not_recorded["injected user message"] = (
-                            out.not_recorded.get("injected user message", 0) + 1
-                        )
-                        continue
-                    ev = self._new(store, "prompt", entry.get("id"), ts, lane, turn, seq)
-                    ev["text"] = text
-                elif role == "assistant":
-                    final = entry.get("id") in last_turn_assistant
-                    kind = ("subagent_stop" if lane else "agent_stop") if final else "other"
-                    ev = self._new(store, kind, entry.get("id"), ts, lane, turn, seq)
-                    ev["text"] = text
-                    if final:
-                        ev["ok"] = True
+        # A turn's last assistant message is its stop: held until the next one of its turn.
+        pending: dict[Any, tuple[dict[str, Any], Any]] = {}
+        seq = 0
+        for chunk in store.projection:
+            for entry in self._chunk(store.path, store.gen, "projection_state", chunk, out):
+                seq += 1
+                etype = entry.get("type")
+                ts = iso_ms(entry.get("createdAt")) or last_ts
+                last_ts = ts or last_ts
+                turn = _str(entry.get("turnId"))
+                if etype == "message":
+                    self._message(store, entry, ts, lane, turn, seq, folder, pending, out)
+                elif etype == "effect":
+                    joined = self._join(entry, by_name, by_id, notices, used_notices)
+                    self._effect(store, entry, joined, ts, lane, turn, seq, out)
+                elif etype == "notice":
+                    notice = _pre_tool_notice(entry)
+                    if notice is not None:
+                        notices.append(notice)
                 else:
-                    continue
-                ev["extra"] = {"file": folder, "entry": _str(entry.get("id")), "line_type": role}
-                events.append(ev)
-            elif etype == "effect":
-                joined = self._join(entry, by_name, by_id, notices, used_notices)
-                self._effect(store, entry, joined, ts, lane, turn, seq, out)
-            elif etype == "notice":
-                continue  # hook-run and UI notices: bookkeeping, read for call ids above
-            else:
-                key = f"projection entry {etype!r}"
-                out.not_recorded[key] = out.not_recorded.get(key, 0) + 1
+                    key = f"projection entry {etype!r}"
+                    out.not_recorded[key] = out.not_recorded.get(key, 0) + 1
+        for turn, (ev, n) in pending.items():
+            if turn is not None and turn == store.open_turn:
+                continue  # the turn is still running: its stop comes with a later read
+            ev["kind"] = "subagent_stop" if lane else "agent_stop"
+            ev["id"] = event_id(HARNESS, SOURCE, store.root_id, ev["kind"], store.session_id, n)
+            ev["ok"] = True
+            self._emit(out, ev)
         # Model calls no effect stands for: run_typescript (no hook, no effect), and calls of a
-        # store whose projection chunk is missing.
-        for call in calls:
-            if not call.joined:
-                self._checkpoint_only(store, call, calls, lane, out)
+        # store whose projection chunk is missing. Their times: the calls made inside them
+        # (run_typescript), else the call joined before.
+        before: str | None = iso_ms(store.created_at)
+        for call in sorted(calls, key=lambda c: c.position):
+            if call.joined:
+                before = call.ts or before
+                continue
+            times = self._inner.pop(call.call_id, None)
+            if times:
+                ts, done = _shift(times[0], -1), _shift(times[1], 1)
+                self._checkpoint_only(store, call, ts, done, lane, out)
+            else:
+                self._checkpoint_only(store, call, before, before, lane, out)
+
+    def _message(
+        self,
+        store: _Store,
+        entry: dict[str, Any],
+        ts: str | None,
+        lane: str | None,
+        turn: str | None,
+        seq: int,
+        folder: str,
+        pending: dict[Any, tuple[dict[str, Any], Any]],
+        out: SessionRead,
+    ) -> None:
+        role = entry.get("role")
+        if role == "user":
+            if entry.get("source") not in (None, "turn_start"):
+                out.not_recorded["injected user message"] = (
+                    out.not_recorded.get("injected user message", 0) + 1
+                )
+                return
+            ev = self._new(store, "prompt", entry.get("id"), ts, lane, turn, seq)
+        elif role == "assistant":
+            ev = self._new(store, "other", entry.get("id"), ts, lane, turn, seq)
+        else:
+            return
+        ev["text"] = _text(entry.get("content"))
+        ev["extra"] = {"file": folder, "entry": _str(entry.get("id")), "line_type": role}
+        if role == "user":
+            self._emit(out, ev)
+            return
+        earlier = pending.get(turn)
+        if earlier is not None:
+            self._emit(out, earlier[0])  # not the turn's last: narration (kind other)
+        pending[turn] = (ev, entry.get("id"))
+
+    def _emit(self, out: SessionRead, ev: dict[str, Any]) -> None:
+        """One event out: to the sink in batches (memory stays a batch), else into ``out``."""
+        cid = str(ev.get("call_id") or "")
+        if cid.startswith(_TS_PREFIX) and cid.count(":") >= 3:
+            outer = cid.split(":")[2]
+            lo, hi = self._inner.get(outer, (str(ev["ts"]), str(ev["ts"])))
+            self._inner[outer] = (min(lo, str(ev["ts"])), max(hi, str(ev["ts"])))
+        out.events.append(ev)
+        if self.sink is not None and len(out.events) >= BATCH:
+            self.sink(out.events)
+            out.events = []
 
     def _join(
         self,
         entry: dict[str, Any],
-        by_name: dict[str, list[_Call]],
+        by_name: dict[str, deque[_Call]],
         by_id: dict[str, _Call],
         notices: list[tuple[Any, str]],
         used: set[str],
@@ -531,7 +603,11 @@ class UnifiedReader:
                     used.add(call.call_id)
                     return call
         effect_input = legacy_input(name, detail.get("input"))
-        for call in by_name.get(name or "", []):
+        candidates = by_name.get(name or "", deque())
+        # Calls are joined nearly in order: skip the joined head once, not on every effect.
+        while candidates and candidates[0].joined:
+            candidates.popleft()
+        for call in candidates:
             if call.joined:
                 continue
             if _agree(legacy_input(name, call.args), effect_input):
@@ -592,7 +668,7 @@ class UnifiedReader:
         ev["ok"] = None
         ev["extra"] = dict(extra)
         _blind(ev, lane)
-        out.events.append(ev)
+        self._emit(out, ev)
         child = _str(detail.get("childSessionId"))
         if child:
             self._subagent(store, entry, child, call_id, ts, turn, seq, out)
@@ -618,7 +694,7 @@ class UnifiedReader:
             rextra["checkpoint_outcome"] = call.outcome
         res["extra"] = rextra
         _blind(res, lane)
-        out.events.append(res)
+        self._emit(out, res)
         self._lazy_guides(store, state, call_id, done, lane, turn, seq, out)
 
     def _start_guides(self, store: _Store, out: SessionRead) -> None:
@@ -648,7 +724,7 @@ class UnifiedReader:
                 "reason": "session_start",
                 "text_read_at": "import",
             }
-            out.events.append(ev)
+            self._emit(out, ev)
 
     def _lazy_guides(
         self,
@@ -677,7 +753,7 @@ class UnifiedReader:
                 "via_call_id": call_id,
                 "n": n,
             }
-            out.events.append(ev)
+            self._emit(out, ev)
 
     def _subagent(
         self,
@@ -704,7 +780,7 @@ class UnifiedReader:
             "entry": entry.get("id"),
             "agent_name": detail.get("agentName"),
         }
-        out.events.append(start)
+        self._emit(out, start)
         if os.path.basename(child) != child or not child.startswith(CHILD_PREFIX):
             out.problems.append(Problem(store.path, f"unsafe child session id {child!r}"))
             return
@@ -723,10 +799,16 @@ class UnifiedReader:
         self._events(sub, out, lane=child)
 
     def _checkpoint_only(
-        self, store: _Store, call: _Call, calls: list[_Call], lane: str | None, out: SessionRead
+        self,
+        store: _Store,
+        call: _Call,
+        ts: str | None,
+        done: str | None,
+        lane: str | None,
+        out: SessionRead,
     ) -> None:
-        """A model call no effect stands for: times are its neighbours' (marked inferred)."""
-        ts = _neighbour_ts(out.events, call, calls, store)
+        """A model call no effect stands for, at the times its neighbours give (``ts`` just
+        before the calls made inside it, ``done`` just after them; marked inferred)."""
         extra = {
             "file": os.path.basename(store.path),
             "timestamp_inferred": True,
@@ -739,19 +821,11 @@ class UnifiedReader:
         ev["ok"] = None
         ev["extra"] = dict(extra)
         _blind(ev, lane)
-        out.events.append(ev)
+        self._emit(out, ev)
         if call.outcome is None:
             return
         status = "ok" if call.outcome == "success" else "failed"
         kind = "tool_result" if status == "ok" else "tool_error"
-        # It returned after the calls made inside it (real-harnesses.md §1.3).
-        marker = f":{call.call_id}:"
-        inner = [
-            str(e["ts"])
-            for e in out.events
-            if str(e.get("call_id") or "").startswith(_TS_PREFIX) and marker in str(e["call_id"])
-        ]
-        done = _shift(max(inner), 1) if inner else ts
         res = self._new(store, kind, ("result", call.call_id), done, lane, None, call.position)
         res.update(tool_name=call.name, tool=canonical_tool(call.name), call_id=call.call_id)
         parsed = fastjson.parse_or_none(call.result) if call.result else None
@@ -762,7 +836,7 @@ class UnifiedReader:
             res["error"] = _failure_message(parsed) or call.result
         res["extra"] = dict(extra, checkpoint_outcome=call.outcome)
         _blind(res, lane)
-        out.events.append(res)
+        self._emit(out, res)
 
 
 _GUIDE_OPEN = "<vibe_warning>\nContents of "
@@ -853,7 +927,9 @@ def _blind(ev: dict[str, Any], lane: str | None) -> None:
         ev.setdefault("extra", {})["hooks_blind"] = why
 
 
-def _checkpoint_calls(entries: list[dict[str, Any]]) -> list[_Call]:
+def _checkpoint_calls(entries: Iterable[dict[str, Any]]) -> list[_Call]:
+    """The model's tool calls with their outcomes, in order. A result's text is kept only
+    where it may be needed (the store's effect has the output of a call that succeeded)."""
     calls: list[_Call] = []
     by_id: dict[str, _Call] = {}
     for position, entry in enumerate(entries, 1):
@@ -879,33 +955,40 @@ def _checkpoint_calls(entries: list[dict[str, Any]]) -> list[_Call]:
         elif role == "tool":
             cid = _str(msg.get("tool_call_id"))
             if cid in by_id:
-                by_id[cid].result = _text(content)
+                call = by_id[cid]
                 outcome = msg.get("outcome")
-                by_id[cid].outcome = outcome if isinstance(outcome, str) else "success"
+                call.outcome = outcome if isinstance(outcome, str) else "success"
+                if call.outcome != "success" or qualified(call.name) is None:
+                    call.result = _text(content)
     return calls
 
 
-def _hook_notices(entries: list[dict[str, Any]]) -> list[tuple[Any, str]]:
-    """(createdAt, toolCallId) of every pre_tool hook run Vibe noted, in time order."""
-    found = []
-    for entry in entries:
-        if entry.get("type") != "notice":
-            continue
-        detail = _obj(entry.get("detail"))
-        if detail.get("kind") == "hook_run_started" and detail.get("scope") == "pre_tool":
-            cid = _str(detail.get("toolCallId"))
-            if cid:
-                found.append((entry.get("createdAt"), cid))
-    found.sort(key=lambda x: x[0] if isinstance(x[0], int | float) else 0)
-    return found
+def _pre_tool_notice(entry: dict[str, Any]) -> tuple[Any, str] | None:
+    """(createdAt, toolCallId) of a pre_tool hook run Vibe noted, else None."""
+    detail = _obj(entry.get("detail"))
+    if detail.get("kind") == "hook_run_started" and detail.get("scope") == "pre_tool":
+        cid = _str(detail.get("toolCallId"))
+        if cid:
+            return entry.get("createdAt"), cid
+    return None
 
 
-def _last_assistant_of_turn(entries: list[dict[str, Any]]) -> set[Any]:
-    last: dict[Any, Any] = {}
-    for entry in entries:
-        if entry.get("type") == "message" and entry.get("role") == "assistant":
-            last[entry.get("turnId")] = entry.get("id")
-    return set(last.values())
+def _loads(body: bytes) -> Any:
+    """JSON of a store file: orjson (fast), or the strict parser for what orjson refuses
+    (NaN and the like, kept as text); StoreError when it is not JSON."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        value, _ = fastjson.loads_strict(body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"not UTF-8 (byte {exc.start})") from None
+    except ValueError as exc:
+        raise StoreError(f"not JSON ({exc})") from None
+    except RecursionError:
+        raise StoreError("nested too deeply to parse") from None
+    return value
 
 
 def _spawn_meta(entry: dict[str, Any]) -> dict[str, Any]:
@@ -952,23 +1035,6 @@ def _failure_message(parsed: Any) -> str | None:
         if isinstance(error, dict):
             return _str(error.get("message"))
     return None
-
-
-def _neighbour_ts(
-    events: list[dict[str, Any]], call: _Call, calls: list[_Call], store: _Store
-) -> str | None:
-    """A time for a call without an effect: the first event of a call made inside it
-    (``typescript:<n>:<call id>:…``), else the call joined just before it, else the session's
-    start."""
-    marker = f":{call.call_id}:"
-    for ev in events:
-        cid = str(ev.get("call_id") or "")
-        if ev.get("kind") == "tool_call" and cid.startswith(_TS_PREFIX) and marker in cid:
-            return _shift(str(ev["ts"]), -1)  # it was called just before the calls inside it
-    before = [c for c in calls if c.ts and c.position < call.position]
-    if before:
-        return max(before, key=lambda c: c.position).ts
-    return iso_ms(store.created_at)
 
 
 # ---- 2.x folders ---------------------------------------------------------------------------
@@ -1186,26 +1252,36 @@ class VibeImporter:
         self.run_ = ImportRun(HARNESS, SOURCE, home, task)
 
     def run(self, paths: Iterable[str]) -> ImportReport:
+        from trace_ingest.importers._pipeline import FileSummary
+
         listed = list(paths)
         read_any = False
         report = self.run_.report
         for kind, folder in find_sessions(listed):
-            reader = UnifiedReader if kind == "unified" else LegacyReader
-            session = reader(self.run_.received_at).read(folder)
+            summary = FileSummary(folder)
+            report.files.append(summary)
+
+            def sink(
+                batch: list[dict[str, Any]], folder: str = folder, summary: FileSummary = summary
+            ) -> None:
+                self.run_.write(folder, summary, ((ev.get("seq") or 0, ev) for ev in batch))
+
+            if kind == "unified":
+                session = UnifiedReader(self.run_.received_at, sink).read(folder)
+            else:
+                session = LegacyReader(self.run_.received_at).read(folder)
+                sink(session.events)
+            summary.lines = len(session.files)
             read_any = read_any or session.readable
-            self._write(session)
+            self._report(session)
         if not read_any and not report.errors:
             report.errors.append(
                 {"file": ", ".join(listed), "error": "no Vibe session could be read there"}
             )
         return self.run_.finish()
 
-    def _write(self, session: SessionRead) -> None:
-        from trace_ingest.importers._pipeline import FileSummary
-
+    def _report(self, session: SessionRead) -> None:
         report = self.run_.report
-        summary = FileSummary(session.path, lines=len(session.files))
-        report.files.append(summary)
         if not session.readable:
             for problem in session.problems:
                 report.errors.append({"file": problem.file, "error": problem.reason})
@@ -1214,7 +1290,6 @@ class VibeImporter:
             report.warnings.append(f"{problem.file}: {problem.reason}")
         for key, n in session.not_recorded.items():
             report.not_recorded[key] = report.not_recorded.get(key, 0) + n
-        self.run_.write(session.path, summary, ((ev.get("seq") or 0, ev) for ev in session.events))
 
 
 def import_paths(
