@@ -194,11 +194,13 @@ def _install_npm(pin: Pin, target: Path, log: Path) -> None:
 
 
 def _python_version(python: str) -> tuple[int, int] | None:
-    """``(major, minor)`` of a Python executable, or None when it does not run (a pyenv shim
-    for a version that is not selected exits 127)."""
+    """``(major, minor)`` of a Python executable that can make a venv, or None when it does not
+    run (a pyenv shim for a version that is not selected exits 127) or lacks venv/ensurepip."""
     try:
         done = subprocess.run(
-            [python, "-c", "import sys; print(*sys.version_info[:2])"],
+            # venv + ensurepip: Debian ships them apart (python3.X-venv); without them the
+            # venv for the pin cannot be made.
+            [python, "-c", "import sys, venv, ensurepip; print(*sys.version_info[:2])"],
             capture_output=True,
             text=True,
             timeout=30,
