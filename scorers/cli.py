@@ -557,8 +557,9 @@ def guides_cmd(guide: str | None, as_json: bool) -> None:
     for r in rows:
         rate = "n/a" if r.rate is None else f"{100 * r.rate:.0f}%"
         engaged = ", ".join(r.engaged) or f"({r.status}; loaded in {len(r.loaded_in)} session(s))"
+        version = r.version[:12] or "(no text)"
         click.echo(
-            f"{r.guide[:32]:32} {r.version[:12]:12} {rate:>6} {len(r.aligned):>7} "
+            f"{r.guide[:32]:32} {version:12} {rate:>6} {len(r.aligned):>7} "
             f"{len(r.misaligned):>10} {len(r.not_engaged):>11} {engaged}"
         )
     from scorers.judge.calibration import judges_of

@@ -154,7 +154,9 @@ def run_queue(
     for st in pending(db, now):
         try:
             grade_and_record(db, home, st.key, levels=levels, judge=judge, now=now)
-        except ScorerError as exc:  # GradeAttemptFailed, or a crash: nothing was written
+        except Exception as exc:
+            # GradeAttemptFailed (retry later), a crashed check (ScorerError) or an unexpected
+            # error: nothing was written, and `trail watch` must outlive one bad session.
             report.failed.append((st.key, f"{type(exc).__name__}: {exc}"))
             if echo:
                 echo(f"not graded yet {st.key}: {exc} (stays queued)")

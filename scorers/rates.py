@@ -71,8 +71,11 @@ def guide_rates(db: Database, guide: str | None = None) -> list[GuideRate]:
         return rates.setdefault((name, version), GuideRate(name, version))
 
     for name, version, key in queries.guide_loads(db):
-        if version:  # a load without text was never judgeable: listed with the sessions
-            row(name, version).loaded_in.append(key)
+        # A load whose text was not captured was never judgeable: listed as version "",
+        # unevaluated, with the sessions it reached.
+        r = row(name, version)
+        if key not in r.loaded_in:
+            r.loaded_in.append(key)
     for name, version, verdict, key in queries.current_guide_verdicts(db):
         r = row(name, version)
         {"aligned": r.aligned, "misaligned": r.misaligned}.get(verdict, r.not_engaged).append(key)

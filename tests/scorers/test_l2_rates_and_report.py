@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +148,40 @@ def test_watch_without_a_judge_leaves_the_session_queued(trail_home: Path) -> No
     assert not (trail_home / "GRADES.jsonl").exists()
     pending = json.loads(invoke("eval", "pending", "--json").output)
     assert [p["session"] for p in pending] == [key]
+
+
+def test_a_guide_whose_text_was_not_captured_is_listed_unevaluated(trail_home: Path) -> None:
+    home, sid, t = str(trail_home), "r-notext", T0 - 3600
+    write_session(
+        trail_home,
+        [
+            ev(sid, "session_start", t, 0, cwd="/proj"),
+            ev(sid, "guide_loaded", t + 1, 1, path="/proj/AGENTS.md", text=None),
+            *bash(sid, t + 5, 2, "ls"),
+            ev(sid, "session_end", t + 20, 5),
+        ],
+    )
+    db, _ = queries.open_synced(home)
+    guide_store.record_guides(db, home)
+    [rate] = guide_rates(db)
+    assert (rate.guide, rate.version, rate.status) == ("AGENTS.md", "", "unevaluated")
+    assert rate.loaded_in == [f"claude-code/{sid}"]
+    assert "(no text)" in invoke("eval", "guides").output
+
+
+def test_the_queue_outlives_an_unexpected_error(
+    trail_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @dataclass(frozen=True)
+    class Broken(StandInJudge):
+        def grade(self, inp: object) -> Any:
+            raise KeyError("a bug in a judge")
+
+    monkeypatch.setitem(GRADERS, "l2", Broken())
+    home = str(trail_home)
+    key = session(trail_home, "r-broken")
+    db, _ = queries.open_synced(home)
+    report = queue.run_queue(db, home, now=T0)
+    assert report.failed and report.failed[0][0] == key and "KeyError" in report.failed[0][1]
+    assert not (trail_home / "GRADES.jsonl").exists()
+    assert queue.state_of(db, key, now=T0).state == queue.NOT_GRADED_YET
