@@ -492,8 +492,18 @@ eval_group.add_command(calibrate_cmd)
 
 @eval_group.command("pending")
 @click.option("--all", "show_all", is_flag=True, help="Every closed session, whatever its state.")
+@click.option(
+    "--grade",
+    "run",
+    is_flag=True,
+    help="Grade the queue now, once (what `trail watch` does after each sweep).",
+)
+@click.option("--judge", default=None, help="With --grade: the L2 judge model.")
 @json_option
-def pending_cmd(show_all: bool, as_json: bool) -> None:
+@click.pass_context
+def pending_cmd(
+    ctx: click.Context, show_all: bool, run: bool, judge: str | None, as_json: bool
+) -> None:
     """Show the L2 grading queue: closed sessions not graded yet.
 
     A closed session is graded once (by `trail watch`); later actions reopen it and it is
@@ -501,11 +511,26 @@ def pending_cmd(show_all: bool, as_json: bool) -> None:
     yet" inside that window, "not graded" (permanently) after it. A failed attempt (no judge
     configured, quota, network, a malformed answer) writes nothing: the session stays here.
     With --all: every closed session with its state (graded, not graded yet, not graded).
+    With --grade: grade every session waiting, once (for a cron job or CI instead of
+    `trail watch`); exit 1 when an attempt failed (those sessions stay queued).
     See docs/grading.md.
     """
     from scorers import queue
 
-    db, _ = queries.open_synced()
+    home = trail_home()
+    db, _ = queries.open_synced(home)
+    if run:
+        report = queue.run_queue(db, home, judge=judge)
+        if as_json:
+            _dump(report.as_dict())
+        else:
+            for key in report.graded:
+                click.echo(f"graded {key}")
+            for key, why in report.failed:
+                click.echo(f"not graded yet {key}: {why} (stays queued)")
+            if not report.graded and not report.failed:
+                click.echo("Nothing waiting.")
+        ctx.exit(EXIT_ERROR if report.failed else EXIT_OK)
     if show_all:
         keys = [r["key"] for r in queries.list_sessions(db) if r["state"] == "closed"]
         states = [queue.state_of(db, k, rubric) for rubric in queue.closed_rubrics() for k in keys]

@@ -127,3 +127,17 @@ def test_each_failure_kind_writes_no_row_and_leaves_the_session_queued(
     for table in ("grades", "guide_verdicts", "action_verdicts"):
         assert db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
     assert queue.state_of(db, key, now=now).state == queue.NOT_GRADED_YET
+
+
+def test_eval_pending_grade_runs_the_queue_once(trail_home: Path, tmp_path: Path) -> None:
+    from tests.scorers.conftest import invoke
+
+    key = session(trail_home, "rp-cli", time.time() - 600)
+    db, _ = queries.open_synced(str(trail_home))
+    judge = book(tmp_path, {"session": key, "facts": violates(npm_call(db, key))})
+    (tmp_path / "empty").mkdir()
+    failed = invoke("eval", "pending", "--grade", "--judge", book(tmp_path / "empty"))
+    assert failed.exit_code == 1 and f"not graded yet {key}" in failed.output
+    done = invoke("eval", "pending", "--grade", "--judge", judge, "--json")
+    assert done.exit_code == 0 and json.loads(done.output)["graded"] == [key]
+    assert invoke("eval", "pending", "--grade").output.strip() == "Nothing waiting."
