@@ -50,6 +50,7 @@ class Guide:
     loaded_ts: str
     position: int
     reason: str = ""
+    truncated: int = 0  # characters of the text the capture cut (capture.max_field_chars)
 
     @property
     def judgeable(self) -> bool:
@@ -65,6 +66,7 @@ class Guide:
             "loadedTs": self.loaded_ts,
             "reason": self.reason,
             "bytes": None if self.text is None else len(self.text.encode("utf-8", "replace")),
+            "truncated": self.truncated,
         }
 
 
@@ -166,6 +168,7 @@ def guide_context(
             loaded_ts=str(ev.get("ts") or ""),
             position=i,
             reason=reason,
+            truncated=_cut(ev),
         )
         if (name, version) in seen:
             continue  # the same text loaded again (after a compaction, say): one version
@@ -174,6 +177,14 @@ def guide_context(
         if not text:
             ctx.unreadable.append(guide)
     return ctx
+
+
+def _cut(ev: dict[str, Any]) -> int:
+    """How much of the event's text the capture cut (a guide longer than
+    capture.max_field_chars is judged on what was kept, and says so)."""
+    cut = ev.get("truncated")
+    n = cut.get("text") if isinstance(cut, dict) else None
+    return n if isinstance(n, int) else 0
 
 
 def _str(value: object) -> str | None:

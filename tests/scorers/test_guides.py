@@ -185,3 +185,25 @@ def test_rule_files_read_by_construction(tmp_path: Path) -> None:
     assert rule_files(str(tmp_path), VIBE_RULE_FILES) == [str(tmp_path / "AGENTS.md")]
     assert rule_files("relative/dir", VIBE_RULE_FILES) == []
     assert rule_files(str(tmp_path / "missing"), COPILOT_RULE_FILES) == []
+
+
+def test_a_guide_cut_by_the_capture_says_how_much_was_cut() -> None:
+    t = T0 - 3600
+    events = canonical(
+        [
+            ev("g-cut", "session_start", t, 0, cwd="/proj"),
+            ev(
+                "g-cut",
+                "guide_loaded",
+                t + 1,
+                1,
+                path="/proj/CLAUDE.md",
+                text="x" * 10,
+                truncated={"text": 5000},
+            ),
+            *bash("g-cut", t + 5, 2, "ls"),
+        ]
+    ).events
+    [guide] = guide_context(events, "/proj").guides
+    assert guide.truncated == 5000 and guide.as_dict()["truncated"] == 5000
+    assert guide.judgeable  # judged on what was kept; the cut is on record
