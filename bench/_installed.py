@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+_NOT_SOURCES = (
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".demo-home",
+)
 
 
 @dataclass
@@ -41,7 +52,10 @@ def _run(cmd: list[str], **kw: object) -> None:
 def install(work: Path, python: str = sys.executable) -> Installed:
     """Build the wheel and install it (with its dependencies, from the package index)."""
     wheels = work / "wheel"
-    _run([python, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)])
+    # Built from a copy: setuptools writes build/ and *.egg-info next to the sources.
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*_NOT_SOURCES))
+    _run([python, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(source)])
     (wheel,) = wheels.glob("trail-*.whl")
     venv = work / "venv"
     base = getattr(sys, "_base_executable", python) if python == sys.executable else python

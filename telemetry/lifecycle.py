@@ -67,19 +67,28 @@ def apply(db: Database, key: str, trace_path: str, new_events: list[dict[str, An
     last = to_epoch(row.get("last_event_at"))
     # Event time, not arrival time: an imported session keeps the times it happened at, and
     # importing a transcript of a closed session does not reopen it.
-    for ev in sorted(new_events, key=lambda e: str(e.get("ts") or "")):
+    ordered = new_events
+    if state != "closed" and not any(ev.get("kind") == "session_end" for ev in new_events):
+        # No transition possible (the usual batch of an open session): only the last time.
+        times = [t for t in map(to_epoch, (ev.get("ts") for ev in new_events)) if t is not None]
+        if times:
+            last = max(times) if last is None else max(last, max(times))
+        ordered = []
+    closed_epoch = to_epoch(closed_at)
+    for ev in sorted(ordered, key=lambda e: str(e.get("ts") or "")):
         t = to_epoch(ev.get("ts"))
         if t is None:
             continue
-        closed_epoch = to_epoch(closed_at)
         if (
             state == "closed"
             and closed_epoch is not None
             and t > closed_epoch + REOPEN_GRACE_SECONDS
         ):
             state, closed_at, close_reason, reopens = "reopened", None, None, reopens + 1
+            closed_epoch = None
         if ev.get("kind") == "session_end" and state != "closed":
             state, closed_at, close_reason = "closed", from_epoch(t), "session_end"
+            closed_epoch = to_epoch(closed_at)
         last = t if last is None else max(last, t)
     first = new_events[0]
     conn.execute(
