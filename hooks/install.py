@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trace_ingest.errors import InstallError, UnknownHarness
-from trace_ingest.settings_io import MAX_SETTINGS_BYTES, own_command, trail_executable
+from trace_ingest.settings_io import (
+    MAX_SETTINGS_BYTES,
+    direct_command,
+    direct_entry,
+    own_command,
+    trail_executable,
+)
 
 NEW_FILE_MODE = 0o600
 NEW_DIR_MODE = 0o700
@@ -44,6 +50,14 @@ class Change:
 
 
 def hook_command(harness: str, executable: str | None = None) -> str:
+    """The command to register: this installation's interpreter running ``hooks/run.py``
+    directly (``settings_io.direct_command``: no console script, no ``site``); with
+    ``executable`` (a trail console script), or where the interpreter cannot be named,
+    ``<trail> hook <harness>``."""
+    if executable is None:
+        entry = direct_entry()
+        if entry is not None:
+            return direct_command(*entry, harness)
     return own_command(executable or trail_executable(), harness)
 
 

@@ -20,7 +20,13 @@ from telemetry import queries
 from trace_ingest.errors import TrailError
 from trace_ingest.harnesses.table import Harness, descriptors, get
 from trace_ingest.paths import capture_off_path, ensure_home, home_problems, trail_home
-from trace_ingest.settings_io import own_executable, read_settings, trail_executable
+from trace_ingest.settings_io import (
+    DIRECT_FLAGS,
+    direct_entry,
+    own_executable,
+    read_settings,
+    trail_executable,
+)
 from trace_ingest.store import read_errors
 
 
@@ -163,6 +169,8 @@ def _verify(command: str, descriptor: Harness, project_dir: str) -> tuple[str, s
         words = shlex.split(command)
     except ValueError as exc:
         return "fail", f"{command!r} cannot be parsed ({exc}); not run"
+    if own_executable(command, harness) and len(words) == 5:
+        return _verify_direct(command, words, descriptor)
     if len(words) != 3 or words[1:] != ["hook", harness] or shlex.join(words) != command:
         return "warn", (
             f"{command!r} is not a plain `trail hook {harness}` command (shell syntax, a"
@@ -185,21 +193,43 @@ def _verify(command: str, descriptor: Harness, project_dir: str) -> tuple[str, s
             f" ({', '.join(sorted(own_entry_points())) or 'unknown'}); not run (check it with"
             " that installation's own `trail doctor`)"
         )
-    return _probe(real, command, descriptor)
+    return _probe([real, "hook", harness], command, descriptor)
 
 
-def _probe(exe: str, command: str, descriptor: Harness) -> tuple[str, str]:
+def _verify_direct(command: str, words: list[str], descriptor: Harness) -> tuple[str, str]:
+    """The direct form (``<python> -I -S <hooks/run.py> <harness>``): probed only when both
+    the interpreter and the script are this installation's own (resolved paths)."""
+    python, script = words[0], words[3]
+    for path in (python, script):
+        if not os.path.isfile(path):
+            return "fail", f"{command!r}: {path} does not exist"
+    if not os.access(python, os.X_OK):
+        return "fail", f"{command!r}: {python} is not executable"
+    entry = direct_entry()
+    ours = entry is not None and (
+        os.path.realpath(python) == os.path.realpath(entry[0])
+        and os.path.realpath(script) == os.path.realpath(entry[1])
+    )
+    if not ours:
+        return "warn", (
+            f"{command!r} is not this trail installation's interpreter and hook script"
+            f" ({' and '.join(entry) if entry else 'unknown'}); not run (check it with that"
+            " installation's own `trail doctor`)"
+        )
+    return _probe([python, *DIRECT_FLAGS, script, descriptor.id], command, descriptor)
+
+
+def _probe(argv: list[str], command: str, descriptor: Harness) -> tuple[str, str]:
     """Run this trail's hook with a synthetic payload into a scratch data dir: it must exit 0,
     print nothing and record the event. Nothing of the probe reaches the real data dir."""
     scratch = tempfile.mkdtemp(prefix="trail-doctor-")
     env = {k: v for k, v in os.environ.items() if k != "TRAIL_DISABLE"}
     env["TRAIL_HOME"] = scratch
-    harness = descriptor.id
     payload = {**descriptor.probe, "cwd": scratch}  # a payload this harness's adapter records
     start = time.perf_counter()
     try:
         done = subprocess.run(
-            [exe, "hook", harness],
+            argv,
             input=json.dumps(payload).encode(),
             capture_output=True,
             env=env,

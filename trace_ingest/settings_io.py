@@ -5,11 +5,17 @@ them). A settings file is untrusted input (a cloned repository's ``.claude/setti
 is read only if it is a regular file of at most ``MAX_SETTINGS_BYTES`` (never a FIFO, a device
 such as ``/dev/zero``, or a huge file), and nothing in it is ever executed.
 
-trail's own handler is recognised by its exact form, the one ``own_command`` writes:
-``<absolute path of a trail executable> hook <harness>``, quoted as ``shlex.join`` quotes it,
-and nothing else. A user's hook that merely mentions ``trail hook <harness>`` (a wrapper, a
-pipeline, an env assignment) is the user's: install never duplicates it, uninstall never
-removes it.
+trail's own handler is recognised by its exact forms, quoted as ``shlex.join`` quotes them,
+and nothing else:
+
+- ``<absolute python> -I -S <absolute .../hooks/run.py> <harness>`` (``direct_command``, what
+  ``trail install`` registers: the interpreter runs trail's hook module directly, without the
+  console script's imports or ``site``; docs/benchmarks.md, "Hook latency");
+- ``<absolute path of a trail executable> hook <harness>`` (``own_command``, what earlier
+  versions registered, and what ``--executable`` still writes).
+
+A user's hook that merely mentions ``trail hook <harness>`` (a wrapper, a pipeline, an env
+assignment) is the user's: install never duplicates it, uninstall never removes it.
 """
 
 from __future__ import annotations
@@ -89,24 +95,56 @@ def read_settings_text(path: str) -> str:
 
 
 def own_command(executable: str, harness: str) -> str:
-    """The exact command ``trail install`` registers."""
+    """The console-script form: ``<trail> hook <harness>``."""
     return shlex.join([executable, "hook", harness])
 
 
+DIRECT_FLAGS = ("-I", "-S")  # isolated mode, no site (hooks/run.py says why)
+
+
+def direct_command(python: str, script: str, harness: str) -> str:
+    """The direct form ``trail install`` registers: ``<python> -I -S <hooks/run.py> <harness>``."""
+    return shlex.join([python, *DIRECT_FLAGS, script, harness])
+
+
+def hook_script() -> str:
+    """This installation's ``hooks/run.py`` (the hooks package sits beside trace_ingest)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(package, "hooks", "run.py")
+
+
+def direct_entry() -> tuple[str, str] | None:
+    """(interpreter, hook script) of the running installation, when both can be named."""
+    python, script = sys.executable, hook_script()
+    if not python or not os.path.isabs(python) or not os.path.isfile(script):
+        return None
+    return python, script
+
+
 def own_executable(command: object, harness: str) -> str | None:
-    """The trail executable of a command in trail's exact form, else None."""
+    """The program of a command in one of trail's exact forms (the trail executable, or the
+    interpreter of the direct form), else None."""
     if not isinstance(command, str):
         return None
     try:
         words = shlex.split(command)
     except ValueError:
         return None
-    if len(words) != 3 or words[1:] != ["hook", harness]:
+    exe = words[0] if words else ""
+    if not os.path.isabs(exe):
         return None
-    exe = words[0]
-    if not os.path.isabs(exe) or os.path.basename(exe) != "trail":
-        return None
-    return exe if own_command(exe, harness) == command else None
+    if len(words) == 3 and words[1:] == ["hook", harness]:
+        if os.path.basename(exe) != "trail":
+            return None
+        return exe if own_command(exe, harness) == command else None
+    if len(words) == 5 and tuple(words[1:3]) == DIRECT_FLAGS and words[4] == harness:
+        script = words[3]
+        if not os.path.isabs(script) or not script.endswith(
+            os.sep + os.path.join("hooks", "run.py")
+        ):
+            return None
+        return exe if direct_command(exe, script, harness) == command else None
+    return None
 
 
 def trail_executable() -> str:

@@ -9,6 +9,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from tests.adversarial._mirror import no_traceback
 from tests.conftest import TRAIL
 from trace_ingest.harnesses.claude_code import DESCRIPTOR
+from trace_ingest.settings_io import direct_command, hook_script
 
 CLAUDE_EVENTS = DESCRIPTOR.hook_events
 
@@ -70,7 +72,7 @@ def test_a_users_wrapper_is_neither_duplicated_nor_removed(tmp_path: Path) -> No
     path = write(settings_file(tmp_path), original)
     done = run("install", "--project-dir", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    ours = f"{TRAIL} hook claude-code"
+    ours = direct_command(sys.executable, hook_script(), "claude-code")
     got = commands(path)
     assert got.count(WRAPPER) == 2
     assert got.count(ours) == len(CLAUDE_EVENTS) - 2  # not added where the wrapper records

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import shlex
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 from hooks import install as installer
-from tests.conftest import TRAIL
+from tests.conftest import TRAIL, read_trace_lines
 from trace_ingest.harnesses.claude_code import DESCRIPTOR
+from trace_ingest.settings_io import direct_command, hook_script, own_command
 
 CLAUDE_EVENTS = DESCRIPTOR.hook_events
+RUN_PY = hook_script()
 
 USER_SETTINGS = {
     "model": "opus",
@@ -105,7 +109,7 @@ def test_cli_install_records_the_absolute_command_and_doctor_runs_it(tmp_path: P
     assert f"added trail for {len(CLAUDE_EVENTS)} events" in done.stdout
     data = json.loads(settings_file(tmp_path).read_text())
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command == f"{TRAIL} hook claude-code"
+    assert command == direct_command(sys.executable, str(RUN_PY), "claude-code")
     doc = subprocess.run(
         [TRAIL, "doctor", "--project-dir", str(tmp_path), "--json"],
         capture_output=True,
@@ -164,3 +168,41 @@ def test_doctor_reports_a_broken_registration(tmp_path: Path) -> None:
     assert doc.returncode == 1 and not report["ok"]
     check = next(c for c in report["checks"] if c["name"] == "claude-code: project hook")
     assert not check["ok"] and "FAILS" in check["detail"]
+
+
+def test_install_registers_the_direct_form_which_records_through_a_shell(
+    tmp_path: Path, trail_home: Path
+) -> None:
+    """What a user's `trail install` writes runs as Claude Code runs it (a shell command
+    line), exits 0, prints nothing and records the event."""
+    change = installer.install("claude-code", "project", str(tmp_path))
+    assert change.command == direct_command(sys.executable, RUN_PY, "claude-code")
+    words = shlex.split(change.command)
+    assert words[1:3] == ["-I", "-S"] and words[3].endswith("/hooks/run.py")
+    payload = {"session_id": "s-direct", "hook_event_name": "UserPromptSubmit", "prompt": "hi"}
+    done = subprocess.run(
+        ["/bin/sh", "-c", change.command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, b"")
+    [ev] = read_trace_lines(trail_home)
+    assert (ev["session_id"], ev["kind"], ev["text"]) == ("s-direct", "prompt", "hi")
+
+
+def test_an_older_console_script_entry_is_updated_and_both_forms_uninstall(tmp_path: Path) -> None:
+    old = own_command("/opt/old-venv/bin/trail", "claude-code")
+    write_settings(
+        tmp_path,
+        {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": old, "async": True}]}]}},
+    )
+    change = installer.install("claude-code", "project", str(tmp_path))
+    assert change.updated == ["Stop"]
+    data = json.loads(settings_file(tmp_path).read_text())
+    commands = {h["command"] for g in data["hooks"].values() for x in g for h in x["hooks"]}
+    assert commands == {change.command}
+    assert installer.install("claude-code", "project", str(tmp_path)).added == []  # idempotent
+    removed = installer.uninstall("claude-code", "project", str(tmp_path))
+    assert sorted(removed.removed) == sorted(CLAUDE_EVENTS)
+    assert "hooks" not in json.loads(settings_file(tmp_path).read_text())

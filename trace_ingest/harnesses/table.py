@@ -259,10 +259,14 @@ def mcp_parts(harness: str, name: str | None) -> tuple[str, str] | None:
 
 
 def is_trail_command(command: Any, harness: str) -> bool:
-    """A command string that mentions ``trail hook <harness>`` (cold: uses ``re``)."""
+    """A command string that mentions ``trail hook <harness>`` or trail's direct hook
+    ``.../hooks/run.py <harness>`` (cold: uses ``re``)."""
     if not isinstance(command, str):
         return False
     import re
 
-    found = re.search(r"(^|[/\\\s'\"])trail['\"]?\s+hook\s+(?P<harness>[a-z-]+)\b", command)
+    found = re.search(
+        r"(?:(?:^|[/\\\s'\"])trail['\"]?\s+hook|/hooks/run\.py['\"]?)\s+(?P<harness>[a-z-]+)\b",
+        command,
+    )
     return bool(found and found.group("harness") == harness)

@@ -1,0 +1,38 @@
+"""The hook command ``trail install`` registers: ``<python> -I -S <this file> <harness>``.
+
+It does what ``trail hook <harness>`` does (``hooks.entry.main``) for less: the console script
+imports ``re`` (pip's script template), and ``site`` processes every ``.pth`` file of the
+environment, before trail's code runs; on a 2-core machine that is about half the CPU a hook
+call costs, paid on every tool call while the agent competes for the same cores
+(docs/benchmarks.md, "Agent wall time").
+
+- ``-S``: no ``site``. The hook needs only the standard library and trail's own packages, so
+  the folder this package sits in (site-packages, or a checkout) is put on ``sys.path`` here.
+- ``-I``: isolated mode: ``PYTHON*`` variables, the user site and the current folder cannot
+  change which code the hook runs (the agent's environment is not trail's).
+
+The receipt time is taken first, as ``trace_ingest.entry`` does. Whatever happens: exit 0,
+nothing on stdout (``hooks.entry.main``'s promise; an import failure of a broken installation
+is swallowed here too).
+"""
+
+import time
+
+STARTED_NS = time.time_ns()
+
+import sys  # noqa: E402 - after the stamp, deliberately
+
+
+def main() -> int:
+    try:
+        package = __file__.rpartition("/")[0] or "."
+        sys.path.insert(0, package.rpartition("/")[0] or "/")
+        entry = __import__("hooks.entry", fromlist=["main"])
+        entry.main(sys.argv[1:], started_ns=STARTED_NS)
+    except BaseException:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
