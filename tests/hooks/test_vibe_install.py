@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 from tests.conftest import TRAIL
+from trace_ingest.settings_io import direct_command, hook_script
 
 USER_HOOKS = """\
 # keep this comment
@@ -45,7 +47,9 @@ def test_user_scope_is_the_default_and_honours_vibe_home(tmp_path: Path) -> None
     assert text.startswith(USER_HOOKS)
     hooks = tomllib.loads(text)["hooks"]
     assert [h["type"] for h in hooks] == ["pre_tool", "pre_tool", "post_tool", "post_agent"]
-    assert {h["command"] for h in hooks[1:]} == {f"{TRAIL} hook vibe"}
+    assert {h["command"] for h in hooks[1:]} == {
+        direct_command(sys.executable, hook_script(), "vibe")
+    }
     assert all("match" not in h for h in hooks[1:])  # every tool
     assert not (tmp_path / ".vibe").exists()  # not ~/.vibe when VIBE_HOME says otherwise
     again = json.loads(
@@ -75,7 +79,7 @@ def test_project_scope_and_doctor_on_trust(tmp_path: Path) -> None:
         **env,
     )
     assert done.returncode == 0, done.stderr
-    assert "trail hook vibe" in (project / ".vibe" / "hooks.toml").read_text()
+    assert "/hooks/run.py vibe" in (project / ".vibe" / "hooks.toml").read_text()
     doc = json.loads(
         run("doctor", "--project-dir", str(project), "--json", home=tmp_path, **env).stdout
     )
