@@ -17,6 +17,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from trace_ingest.paths import open_dirs, open_file
+from trace_ingest.store import write_all
+
 GUIDE = "Use pnpm for every package operation. Never run npm or yarn.\n"
 COMMANDS = ("npm install", "pnpm test")
 
@@ -47,12 +50,23 @@ def session(session_id: str, project: str) -> list[dict[str, Any]]:
     return out
 
 
+def _write(home: str, parts: tuple[str, ...], name: str, text: str) -> str:
+    """Write ``home/parts…/name`` (0600, folders 0700, never through a symlink)."""
+    folder = open_dirs(home, parts)
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        fd = open_file(folder, name, os.path.join(home, *parts, name), flags)
+        try:
+            write_all(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+    finally:
+        os.close(folder)
+    return os.path.join(home, *parts, name)
+
+
 def write_project(home: str) -> str:
-    project = os.path.join(home, "demo-project")
-    os.makedirs(project, mode=0o700, exist_ok=True)
-    with open(os.path.join(project, "CLAUDE.md"), "w", encoding="utf-8") as fh:
-        fh.write(GUIDE)
-    return project
+    return os.path.dirname(_write(home, ("demo-project",), "CLAUDE.md", GUIDE))
 
 
 def write_replay(home: str, key: str, events: list[dict[str, Any]]) -> str:
@@ -80,16 +94,12 @@ def write_replay(home: str, key: str, events: list[dict[str, Any]]) -> str:
         ],
         "guides_not_engaged": [],
     }
-    path = os.path.join(home, "demo-replay.json")
     book = {
         "format": "trail-replay/1",
         "recorded_with": "written by trail demo (not a live model)",
         "responses": [{"session": key, "facts": facts}],  # tokens: estimated by replay
     }
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(book, fh, indent=1)
-    return path
+    return _write(home, (), "demo-replay.json", json.dumps(book, indent=1) + "\n")
 
 
 def show(

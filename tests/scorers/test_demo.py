@@ -61,6 +61,9 @@ def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
     assert judged["sessionId"] == guided[0]["session_id"]
     assert judged["l2"]["judge"]["replayed"] is True
     assert judged["verdict"] == "misaligned"  # npm install against CLAUDE.md's pnpm rule
+    for made in (trail_home / "demo-project" / "CLAUDE.md", trail_home / "demo-replay.json"):
+        assert made.stat().st_mode & 0o777 == 0o600
+    assert (trail_home / "demo-project").stat().st_mode & 0o777 == 0o700
     assert sorted(a["verdict"] for a in judged["l2"]["actions"]) == ["aligned", "misaligned"]
     assert "REPLAYED" in done.stdout and "no model was called" in done.stdout
     assert verdicts == {
