@@ -6,7 +6,7 @@ holds ``.github/hooks`` (project), ``~/.copilot/hooks`` (user) and Claude Code's
 of its own there, ``trail-vscode.json``, in VS Code's hook format::
 
     {"hooks": {"PreToolUse": [{"type": "command", "command": "/abs/trail hook vscode",
-                               "timeout": 10}], ...}}
+                               "cwd": ".", "timeout": 10}], ...}}
 
 for the eight events the Local harness fires (``trace_ingest/harnesses/vscode.py``
 ``HOOK_EVENTS``). A user's own entries in that file are kept; uninstall removes only trail's
@@ -109,7 +109,14 @@ class VSCodeRegistrar:
             entries = hooks.setdefault(event, [])
             if not isinstance(entries, list):
                 raise InstallError(f"{path}: hooks.{event} is not a list; refusing to touch it")
-            entries.append({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS})
+            entry: dict[str, Any] = {"type": "command", "command": command}
+            if scope == "project":
+                # VS Code sends ``cwd`` only for a handler that sets one (relative to the
+                # repository root; chatHookServiceImpl), and runs it in $HOME otherwise: "."
+                # makes every payload name the project.
+                entry["cwd"] = "."
+            entry["timeout"] = HOOK_TIMEOUT_SECONDS
+            entries.append(entry)
             change.added.append(event)
         if change.added or change.updated:
             # .github/ (or ~/.copilot/) may not exist yet; write_settings makes hooks/ itself.

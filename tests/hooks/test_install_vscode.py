@@ -28,7 +28,7 @@ def test_install_writes_trails_file_and_uninstall_removes_exactly_that(tmp_path:
     assert data["version"] == 1
     assert data["hooks"]["PreToolUse"] == [
         mine,
-        {"type": "command", "command": f"{EXE} hook vscode", "timeout": 10},
+        {"type": "command", "command": f"{EXE} hook vscode", "cwd": ".", "timeout": 10},
     ]
     assert set(data["hooks"]) == set(HOOK_EVENTS)
     assert install.install("vscode", "project", str(tmp_path), EXE).added == []  # idempotent
