@@ -10,8 +10,9 @@ Shape::
 
 Rules (``parse_facts``):
 
-- not JSON, not an object, a missing or mistyped field, a relation other than ``satisfies`` /
-  ``violates``: ``UnparseableAnswer`` (a truncated answer is unparseable);
+- not JSON, not an object, a missing or mistyped field (a missing explanation is read as
+  empty), a relation other than ``satisfies`` / ``violates``: ``UnparseableAnswer`` (a
+  truncated answer is unparseable);
 - a guide id or event id the input did not hold: ``MalformedAnswer`` (an event left out by the
   budget is unknown too: the model was not shown it);
 - a guide both cited and declared not engaged: ``MalformedAnswer``;
@@ -126,6 +127,8 @@ def _finding(raw: Any, index: int, inp: JudgeInput) -> Finding:
     if not isinstance(raw, dict):
         raise UnparseableAnswer(f"{where} is not an object")
     values = {k: raw.get(k) for k in ("guide", "event", "relation", "explanation")}
+    if values["explanation"] is None:
+        values["explanation"] = ""  # the verdicts do not depend on it; hand-written answers omit it
     for key, value in values.items():
         if not isinstance(value, str):
             raise UnparseableAnswer(f"{where}.{key} is missing or not a string")

@@ -182,3 +182,10 @@ def test_a_guide_may_be_named_by_its_key_when_unambiguous(npm: Any) -> None:
     facts = parse_facts(_answer([_f(f"E{c.steps['install']}", guide="AGENTS.md")], []), inp)
     assert facts.findings[0].guide == "G1"
     assert parse_facts(_answer([], ["AGENTS.md"]), inp).not_engaged == {"G1"}
+
+
+def test_a_missing_explanation_is_read_as_empty(npm: Any) -> None:
+    c, inp = npm
+    finding = {"guide": "G1", "event": f"E{c.steps['install']}", "relation": "violates"}
+    facts = parse_facts(json.dumps({"findings": [finding], "guides_not_engaged": []}), inp)
+    assert facts.findings[0].explanation == ""
