@@ -66,7 +66,7 @@ def importer_command(harness: str) -> click.Command:
                 data["task_commands"] = _task_commands(report, task)
             click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         else:
-            _print(report, task)
+            print_report(report, task)
         ctx.exit(1 if report.errors else 0)
 
     return command
@@ -92,7 +92,9 @@ def _more(items: Iterable[str]) -> list[str]:
     return shown
 
 
-def _print(report: ImportReport, task: str | None) -> None:
+def print_report(report: ImportReport, task: str | None = None) -> None:
+    """The human report of any import (`trail import`, `trail chronicle import`): what was
+    written, ignored, redacted, truncated and skipped, with reasons; errors to stderr."""
     echo = click.echo
     echo(
         f"Read {_plural(len(report.files), 'file')}: "
