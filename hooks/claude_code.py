@@ -1,7 +1,8 @@
 """Claude Code adapter: one hook payload -> a list of schema-v1 events.
 
-Hot-path safe: imports only ``trace_ingest.events``, ``trace_ingest.tools`` and the
-descriptor (``trace_ingest.harnesses.claude_code``: the event and tool tables). Field names follow
+Hot-path safe: imports only ``trace_ingest.events`` and the descriptor
+(``trace_ingest.harnesses.claude_code``: the event and tool tables); ``trace_ingest.tools``
+(what Claude's texts mean) only for the prompts and failures that need it. Field names follow
 ``shared/reference/harnesses.md`` §1.5-1.6 (Claude Code hooks reference, 2026-08). Everything but
 ``session_id``, ``transcript_path`` and ``hook_event_name`` is optional there (older releases
 sent fewer fields), so every lookup tolerates absence. Payloads carry no timestamp: events are
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 from trace_ingest.events import new_event
 from trace_ingest.harnesses.claude_code import DESCRIPTOR
-from trace_ingest.tools import STATUS_OK, classify_user_text, result_status
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ def _fill_failure(ev: Event, rest: dict[str, Any]) -> None:
     ev["interrupted"] = interrupt if isinstance(interrupt, bool) else None
     # The same texts as in the transcript: a call cancelled because a sibling failed, or one
     # a permission policy refused, did not fail (trace_ingest.tools.result_status).
+    from trace_ingest.tools import STATUS_OK, result_status  # not paid by every tool event
+
     status = "interrupted" if interrupt is True else result_status(True, error)
     if status == "refused":
         ev["kind"] = "permission"
@@ -130,6 +132,8 @@ def _fill_prompt(ev: Event, rest: dict[str, Any]) -> None:
         return
     # What a person typed is a prompt; a background task's result (2.1.x: a second
     # UserPromptSubmit), IDE context and the like are not. Same rule as the transcript.
+    from trace_ingest.tools import classify_user_text  # not paid by every tool event
+
     kind, what, facts = classify_user_text(text)
     if kind == "prompt":
         if what != "typed":
