@@ -53,6 +53,9 @@ def describe(ev: dict[str, Any]) -> str:
         parts = [str(ev.get("tool_name") or "?"), f"[{ev.get('tool')}]", one_line(target, 60)]
         if status and (kind != "tool_call" or ev.get("status") or ev.get("ok") is not None):
             parts.append(status)
+        code = ev["extra"].get("exit_code") if isinstance(ev.get("extra"), dict) else None
+        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+            parts.append(f"(exit {code})")  # Vibe 3.0.1 reports a non-zero exit as a success
         if ev.get("error"):
             parts.append("— " + one_line(ev["error"], 60))
         return " ".join(p for p in parts if p)
