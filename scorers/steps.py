@@ -23,11 +23,8 @@ from trace_ingest.harnesses.table import canonical_tool, descriptors
 
 RESULT_KINDS = frozenset({"tool_result", "tool_error"})
 NOT_RUN = frozenset({"refused", "cancelled"})
-# Input keys that name a file: every harness's (its descriptor's path_keys), then VS Code's
-# ``filePath`` (harnesses.md, VS Code tool arguments) until its descriptor declares it.
-PATH_KEYS: tuple[str, ...] = tuple(
-    dict.fromkeys([*(k for d in descriptors() for k in d.path_keys), "filePath"])
-)
+# Input keys that name a file: every harness's (its descriptor's path_keys), in table order.
+PATH_KEYS: tuple[str, ...] = tuple(dict.fromkeys(k for d in descriptors() for k in d.path_keys))
 
 
 @dataclass(slots=True)
