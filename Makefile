@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	# finder imports pathlib & co. (~20 ms) into every hook call. Fall back if it is ever gone.
 	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat \
 	  || $(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/python -m compileall -q hooks trace_ingest telemetry scorers
+	$(BIN)/python -m compileall -q hooks trace_ingest telemetry scorers dashboard
 	touch $(STAMP)
 
 demo: $(STAMP)

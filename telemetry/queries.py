@@ -371,3 +371,120 @@ def guide_loads(db: Database) -> list[tuple[str, str, str]]:
         " ORDER BY name, version, session_key"
     ).fetchall()
     return [(str(a), str(b), str(c)) for a, b, c in rows]
+
+
+# ---- the dashboard's sessions list (dashboard.views) --------------------------------------
+
+
+def session_page(
+    db: Database,
+    *,
+    harness: str | None = None,
+    project: str | None = None,
+    verdict: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+    rubric: str = "trace-grader",
+) -> tuple[int, list[dict[str, Any]]]:
+    """(matching count, one page of sessions newest first), each with its newest ``rubric``
+    grade's verdict, score and coverage (None: never graded). ``verdict`` "none" matches the
+    sessions without a grade; ``since`` / ``until`` are ISO dates, inclusive, on the start."""
+    latest = (
+        "SELECT g.session_key, g.verdict, g.total_score, g.max_score, g.coverage FROM grades g"
+        " WHERE g.rubric = ? AND g.rowid = (SELECT rowid FROM grades WHERE session_key ="
+        " g.session_key AND rubric = ? ORDER BY timestamp DESC, rowid DESC LIMIT 1)"
+    )
+    where: list[str] = []
+    params: list[Any] = [rubric, rubric]
+    for column, value in (("s.harness", harness), ("s.project_dir", project)):
+        if value:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if verdict == "none":
+        where.append("l.verdict IS NULL")
+    elif verdict:
+        where.append("l.verdict = ?")
+        params.append(verdict)
+    if since:
+        where.append("s.started_at >= ?")
+        params.append(since)
+    if until:
+        where.append("substr(s.started_at, 1, 10) <= ?")
+        params.append(until)
+    body = " FROM sessions s LEFT JOIN l ON l.session_key = s.key"
+    if where:
+        body += " WHERE " + " AND ".join(where)
+    total = int(db.execute(f"WITH l AS ({latest}) SELECT count(*){body}", params).fetchone()[0])
+    columns = ", ".join("s." + c.strip() for c in SESSION_COLUMNS.split(","))
+    rows_sql = (
+        f"WITH l AS ({latest}) SELECT {columns}, l.verdict AS l1_verdict, l.total_score,"
+        f" l.max_score, l.coverage{body} ORDER BY s.last_event_at DESC LIMIT ? OFFSET ?"
+    )
+    rows = [dict(r) for r in db.query(rows_sql, [*params, int(limit), int(offset)])]
+    return total, rows
+
+
+def session_facets(db: Database) -> dict[str, list[str]]:
+    """The values the sessions list filters on: harnesses, projects, grade verdicts."""
+    return {
+        "harness": [r[0] for r in db.execute("SELECT DISTINCT harness FROM sessions ORDER BY 1")],
+        "project": [
+            r[0]
+            for r in db.execute(
+                "SELECT DISTINCT project_dir FROM sessions WHERE project_dir IS NOT NULL"
+                " AND project_dir != '' ORDER BY 1"
+            )
+        ],
+        "verdict": [
+            r[0]
+            for r in db.execute(
+                "SELECT DISTINCT verdict FROM grades WHERE rubric = 'trace-grader'"
+                " AND verdict IS NOT NULL ORDER BY 1"
+            )
+        ],
+    }
+
+
+def usage_totals(db: Database, keys: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Token counts per session where a source recorded them (an event's ``extra.usage``:
+    VS Code's chat and transcript files today); a session without any is absent."""
+    out: dict[str, dict[str, int]] = {}
+    if not keys:
+        return out
+    marks = ",".join("?" * len(keys))
+    for key, body in db.execute(
+        f"SELECT session_key, body FROM events WHERE session_key IN ({marks})"
+        " AND instr(body, '\"usage\"') > 0",
+        list(keys),
+    ):
+        try:
+            ev = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            continue
+        extra = ev.get("extra") if isinstance(ev, dict) else None
+        usage = extra.get("usage") if isinstance(extra, dict) else None
+        if not isinstance(usage, dict):
+            continue
+        acc = out.setdefault(str(key), {})
+        for name in ("input_tokens", "output_tokens"):
+            value = usage.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                acc[name] = acc.get(name, 0) + value
+    return {k: v for k, v in out.items() if v}
+
+
+def mirror_fingerprint(db: Database) -> str:
+    """What the mirror holds, as one short string that changes when events, sessions or
+    grades change (the dashboard's live updates poll it)."""
+    row = db.execute(
+        "SELECT (SELECT count(*) FROM events), (SELECT max(rowid) FROM events),"
+        " (SELECT count(*) FROM grades), (SELECT max(rowid) FROM grades),"
+        " (SELECT count(*) FROM sessions),"
+        " (SELECT group_concat(v) FROM (SELECT max(last_event_at) || max(coalesce(closed_at, ''))"
+        " || sum(state = 'closed') || sum(reopen_count) AS v FROM sessions))"
+    ).fetchone()
+    h = blake2b(digest_size=8)
+    h.update(repr(tuple(row)).encode())
+    return h.hexdigest()

@@ -1,6 +1,7 @@
 """The package arrows of ARCHITECTURE.md, checked over every module's imports (house-review §1.4).
 
-hooks and telemetry stand on trace_ingest, scorers on telemetry and trace_ingest; nothing
+hooks and telemetry stand on trace_ingest, scorers on telemetry and trace_ingest, the dashboard
+on scorers, telemetry and trace_ingest; nothing
 imports upward. Every import counts, at module level, inside a function or under
 ``TYPE_CHECKING``. Modules named as strings count too (``importlib.import_module("x")``,
 ``"module:attr"`` tables): only the CLI root (``trace_ingest/cli.py``, ``trace_ingest/entry.py``)
@@ -15,12 +16,13 @@ from collections.abc import Iterator
 
 from tests.conftest import REPO
 
-PACKAGES = ("trace_ingest", "hooks", "telemetry", "scorers")
+PACKAGES = ("trace_ingest", "hooks", "telemetry", "scorers", "dashboard")
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "trace_ingest": frozenset({"trace_ingest"}),
     "hooks": frozenset({"hooks", "trace_ingest"}),
     "telemetry": frozenset({"telemetry", "trace_ingest"}),
     "scorers": frozenset({"scorers", "telemetry", "trace_ingest"}),
+    "dashboard": frozenset({"dashboard", "scorers", "telemetry", "trace_ingest"}),
 }
 # The CLI root names its subcommands' modules as strings (click's lazy group; ARCHITECTURE.md).
 LAZY_ROOTS = frozenset({"trace_ingest/cli.py", "trace_ingest/entry.py"})

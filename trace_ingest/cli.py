@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "trace_ingest.cli_import:import_group",
         "Import sessions recorded before trail was installed.",
     ),
+    "serve": ("dashboard.cli:serve", "Serve the dashboard on 127.0.0.1 (sessions, grades)."),
+    "report": ("dashboard.cli:report", "Write one session's page as a self-contained HTML file."),
 }
 
 

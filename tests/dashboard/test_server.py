@@ -1,0 +1,156 @@
+"""trail serve over real HTTP on 127.0.0.1: the Host check, the headers, hostile content shown as
+text, absence states, flags linked to their events, subagent lanes; trail report --html."""
+
+from __future__ import annotations
+
+import http.client
+import re
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from dashboard.html import anchor, clean
+from tests.conftest import TRAIL
+from tests.dashboard._store import AGENT, SESSION, record_hostile_session, serving
+
+
+class Tags(HTMLParser):
+    """Every element and attribute name a browser would build from the page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+        self.attrs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.names.append(tag)
+        self.attrs += [name for name, _ in attrs]
+
+
+def get(port: int, path: str, host: str | None = None) -> tuple[int, dict[str, str], str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path, headers={"Host": f"127.0.0.1:{port}" if host is None else host})
+    resp = conn.getresponse()
+    body = resp.read().decode("utf-8")
+    headers = {k.lower(): v for k, v in resp.getheaders()}
+    conn.close()
+    return resp.status, headers, body
+
+
+@pytest.fixture
+def recorded(trail_home: Path) -> Path:
+    record_hostile_session()
+    return trail_home
+
+
+def _session_path() -> str:
+    return "/session/" + quote(f"claude-code/{SESSION}", safe="")
+
+
+def test_foreign_host_is_refused_before_anything_is_read(recorded: Path) -> None:
+    with serving(recorded) as server:
+        for host in ("evil.example", f"evil.example:{server.port}", "127.0.0.1.nip.io", ""):
+            status, _, body = get(server.port, "/", host=host)
+            assert status == 403, host
+            assert SESSION not in body
+        for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}"):
+            assert get(server.port, "/", host=host)[0] == 200
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conn.request("POST", "/", body=b"x", headers={"Host": f"127.0.0.1:{server.port}"})
+        assert conn.getresponse().status == 405
+
+
+def test_bound_to_loopback_only(recorded: Path) -> None:
+    with serving(recorded) as server:
+        assert server.server_address[0] == "127.0.0.1"
+
+
+def test_sessions_page_lists_and_filters(recorded: Path) -> None:
+    with serving(recorded) as server:
+        status, headers, body = get(server.port, "/")
+        assert status == 200
+        csp = headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+        assert "unsafe-inline" not in csp
+        assert headers["x-content-type-options"] == "nosniff"
+        assert SESSION in body and "dash-plain-2" in body
+        # the plain session has no grade: shown as absence, never a score
+        row = re.search(r'<tr class="session" data-key="claude-code/dash-plain-2">.*?</tr>', body)
+        assert row and "Not scored" in row.group() and 'class="absent"' in row.group()
+        # the hostile one is closed and L2 has not run: "Not graded yet", as absence
+        row = re.search(rf'<tr class="session" data-key="claude-code/{SESSION}">.*?</tr>', body)
+        assert row and "Not graded yet" in row.group() and "flags-only" in row.group()
+        assert SESSION not in get(server.port, "/?harness=vibe")[2]
+        only = get(server.port, "/?verdict=none")[2]
+        assert "dash-plain-2" in only and f'data-key="claude-code/{SESSION}"' not in only
+        assert SESSION not in get(server.port, "/?since=2999-01-01")[2]
+
+
+def test_hostile_content_is_text_never_markup(recorded: Path) -> None:
+    with serving(recorded) as server:
+        status, _, body = get(server.port, _session_path())
+    assert status == 200
+    assert "<script>document.title" not in body
+    assert "&lt;script&gt;document.title=&#x27;PWNED&#x27;&lt;/script&gt;" in body or (
+        "&lt;script&gt;document.title='PWNED'&lt;/script&gt;" in body
+    )
+    tags = Tags()
+    tags.feed(body)
+    assert "img" not in tags.names and tags.names.count("script") == 1  # our own script only
+    assert not [a for a in tags.attrs if a.startswith("on")]  # no event handler anywhere
+    for raw in ("\x07", "\x00", "\x1b", "\x7f"):
+        assert raw not in body
+    assert "\\u0007" in body and "\\u001b" in body
+    assert "more characters not shown" in body  # the 60,000-character prompt is cut
+    # the page's structure survives: the timeline and the lanes are all there
+    assert body.endswith("</body></html>")
+
+
+def test_flags_link_to_their_events_and_subagents_are_lanes(recorded: Path) -> None:
+    with serving(recorded) as server:
+        body = get(server.port, _session_path())[2]
+    links = re.findall(r'<a class="flag" href="#(ev-[A-Za-z0-9_-]+)"', body)
+    assert links, "the forbidden push should be flagged"
+    for target in links:
+        assert f'id="{target}"' in body
+    flagged = re.search(rf'id="{links[0]}".*?</div>', body, re.S)
+    assert flagged and "git push --force" in flagged.group()
+    lane = re.search(rf'<section class="lane" data-agent="{AGENT}">(.*?)</section>', body, re.S)
+    assert lane and "ls" in lane.group(1) and "git push" not in lane.group(1)
+    assert 'class="badge failed"' in body
+    assert "Not graded yet" in body  # L2's absence on the session page too
+    assert "Unscored, and why" in body and "Completeness profile" in body
+
+
+def test_guides_tasks_fingerprint_and_unknown(recorded: Path) -> None:
+    with serving(recorded) as server:
+        assert get(server.port, "/guides")[0] == 200
+        assert "No session is labelled" in get(server.port, "/tasks")[2]
+        status, headers, _ = get(server.port, "/api/fingerprint")
+        assert status == 200 and headers["content-type"] == "application/json"
+        assert get(server.port, "/session/nope-nothing")[0] == 404
+        assert get(server.port, "/etc/passwd")[0] == 404
+
+
+def test_report_html_is_one_self_contained_file(recorded: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    done = subprocess.run(
+        [TRAIL, "report", SESSION, "--html", str(out)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    doc = out.read_text()
+    assert "<script" not in doc  # nothing executes in the report, not even our own
+    assert re.search(
+        r'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'', doc
+    )
+    assert not re.search(r'(src|href)="(https?:)?//', doc)  # no external asset
+    assert "&lt;script&gt;" in doc and "git push --force" in doc
+    assert (out.stat().st_mode & 0o777) == 0o600
+
+
+def test_escaping_helpers() -> None:
+    assert clean("a\x00b\u2028c\ud800") == "a\\u0000b\\u2028c\ufffd"
+    assert re.fullmatch(r"ev-[A-Za-z0-9_-]+", anchor('x" onmouseover="y'))
