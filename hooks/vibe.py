@@ -121,7 +121,7 @@ def _fill_result(ev: Event, rest: dict[str, Any], measured: bool) -> None:
     if status in ("failed", "cancelled"):
         ev["kind"] = "tool_error"
     ev["error"] = error
-    code = shell_exit_code(ev.get("tool_name"), output)
+    code = shell_exit_code(ev.get("tool_name"), output, text if isinstance(text, str) else error)
     if code is not None:
         rest["exit_code"] = code
     duration = rest.get("duration_ms")

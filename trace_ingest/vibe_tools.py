@@ -160,15 +160,31 @@ def tool_path(tool_input: Any) -> str | None:
     return None
 
 
-def shell_exit_code(qualified_name: str | None, output: Any) -> int | None:
-    """A shell command's exit code from its structured output (``returncode``), if any.
+def shell_exit_code(qualified_name: str | None, output: Any, text: Any = None) -> int | None:
+    """A shell command's exit code: its structured output's ``returncode``, else the one its
+    text names (2.x: ``returncode: 0`` in a success, ``Return code: 2`` in a
+    ``<tool_error>bash failed: …`` — observed on the real 2.18.4).
 
     3.0.1 reports a command that exits non-zero as ``tool_status: "success"``: the code is the
     only sign of it, so it is kept as a fact beside ``ok``.
     """
-    if canonical_tool(qualified_name) != "shell" or not isinstance(output, dict):
+    if canonical_tool(qualified_name) != "shell":
         return None
-    code = output.get("returncode")
-    if isinstance(code, int) and not isinstance(code, bool):
-        return code
+    if isinstance(output, dict):
+        code = output.get("returncode")
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
+    if isinstance(text, str):
+        for marker in ("\nreturncode: ", "\nReturn code: "):
+            at = text.find(marker)
+            if at >= 0:
+                rest = text[at + len(marker) : at + len(marker) + 12]
+                sign = "-" if rest.startswith("-") else ""
+                digits = ""
+                for c in rest[len(sign) :]:
+                    if not c.isdigit():
+                        break
+                    digits += c
+                if digits:
+                    return int(sign + digits)
     return None

@@ -189,3 +189,32 @@ def test_the_vibe_hook_imports_only_the_standard_library_and_its_own_modules() -
     third_party = {m.split(".")[0] for m in loaded} - set(sys.stdlib_module_names)
     assert third_party <= {"trace_ingest", "hooks"}, third_party
     assert not loaded & {"typing", "dataclasses", "pathlib", "tomllib", "orjson", "click"}
+
+
+REAL_2X = Path(__file__).parent.parent / "trace_ingest" / "data" / "vibe-2.18.4" / "hooks.jsonl"
+
+
+def test_payloads_of_the_real_2_18_4() -> None:
+    """Captured from the real Vibe 2.18.4 (experimental hooks on, before_tool / after_tool /
+    post_agent_turn): unqualified tool names, a shell exit 2 is a failure there, durations
+    measured."""
+    payloads = [json.loads(line) for line in REAL_2X.read_text().splitlines()]
+    events = [one(p) for p in payloads]
+    assert [e["kind"] for e in events] == [
+        "tool_call",
+        "tool_error",
+        "tool_call",
+        "tool_call",
+        "tool_result",
+        "tool_result",
+        "agent_stop",
+    ]
+    failed = events[1]
+    assert (failed["tool"], failed["status"], failed["ok"]) == ("shell", "failed", False)
+    assert failed["extra"]["exit_code"] == 2  # from "Return code: 2" in the error text
+    assert all(
+        isinstance(e.get("duration_ms"), float)
+        for e in events
+        if e["kind"] != "tool_call" and e["kind"] != "agent_stop"
+    )
+    assert events[4]["extra"]["exit_code"] == 0

@@ -274,3 +274,43 @@ def test_memory_holds_a_chunk_and_a_batch_not_the_store(tmp_path: Path) -> None:
         sizes.append(size)
     assert peaks[1] < sizes[1], (peaks, sizes)  # less than the store's bytes ...
     assert peaks[1] < 1.5 * peaks[0], peaks  # ... and 2x the store is not 2x the memory
+
+
+REAL_2X = Path(__file__).parent / "data" / "vibe-2.18.4"
+
+
+def test_a_real_2_18_4_folder_and_its_hooks_make_one_session(tmp_path: Path) -> None:
+    """The folder and hook payloads the real Vibe 2.18.4 wrote in one run: imported alone,
+    then hooked and reconciled by `trail show` (the hooks' transcript_path names the copy)."""
+    folder = tmp_path / "logs" / "session"
+    shutil.copytree(REAL_2X, folder)
+    session = next(folder.glob("session_*"))
+    read = LegacyReader(NOW).read(str(session))
+    assert read.problems == [] and read.session_id == "6c7e3d22-3aa7-56f4-dc82-513b99a3dde8"
+    results = [e for e in read.events if e["kind"] in ("tool_result", "tool_error")]
+    assert [(e["tool_name"], e["status"]) for e in results] == [
+        ("read_file", "failed"),  # "Unknown tool 'read_file'" in 2.18.4
+        ("bash", "failed"),
+        ("read_file", "failed"),
+        ("bash", "ok"),
+        ("bash", "ok"),
+    ]
+    assert results[1]["extra"]["exit_code"] == 2 and results[3]["extra"]["exit_code"] == 0
+    old = "/tmp/vibe-obs/runs/v218b/home/.vibe/logs/session"
+    for line in (folder / "hooks.jsonl").read_text().splitlines():
+        payload = line.replace(old, str(folder))
+        done = subprocess.run(
+            [TRAIL, "hook", "vibe"], input=payload.encode(), capture_output=True, timeout=60
+        )
+        assert (done.returncode, done.stdout) == (0, b"")
+    show = json.loads(trail("show", read.session_id, "--json").stdout)
+    calls = [e for e in show["events"] if e["kind"] == "tool_call"]
+    assert len(calls) == 5  # hooks saw 3 of them (2.18.4 runs no hook for an unknown tool)
+    by_id = {e["call_id"]: e for e in calls}
+    hooked = {
+        json.loads(x)["tool_call_id"]
+        for x in (folder / "hooks.jsonl").read_text().split("\n")
+        if x and "tool_call_id" in x
+    }
+    assert all(set(by_id[c]["sources"]) == {"hook", "transcript"} for c in hooked)
+    assert not show["disagreements"]

@@ -1168,6 +1168,9 @@ class LegacyReader:
                 ev["status"] = status
                 ev["ok"] = STATUS_OK[status]
                 ev["error"] = error
+                code = shell_exit_code(tool, None, text)
+                if code is not None:
+                    ev["extra"]["exit_code"] = code
                 out.events.append(ev)
             else:
                 key = f"message role {role!r}"
