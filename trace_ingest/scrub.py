@@ -172,7 +172,7 @@ class Scrubber:
                 out.append((cur_s, cur_e, rules[cur_i].id))
                 cur_s, cur_e, cur_i = s, e, i
         out.append((cur_s, cur_e, rules[cur_i].id))
-        return out
+        return _repeats(text, out)
 
     def scrub_text(self, text: str) -> tuple[str, dict[str, int]]:
         """Redact one string; returns the clean string and counts by rule."""
@@ -306,6 +306,38 @@ class Scrubber:
         clean, sub = self._apply(value, spans)
         _merge(counts, sub)
         return clean
+
+
+def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Other occurrences of a found secret in the same string (``token = 'X' | 'X'``, a
+    password echoed in an error message) are redacted too, with the same rule id; only
+    secrets of 8 or more characters, so short words are not chased."""
+    seen = {v: rid for s, e, rid in spans if e - s >= 8 and not _is_name(v := text[s:e])}
+    if not seen or sum(e - s for s, e, _ in spans) >= len(text):
+        return spans
+    extra: list[tuple[int, int, str]] = []
+    for value, rid in seen.items():
+        pos = 0
+        while len(extra) < 10_000:
+            i = text.find(value, pos)
+            if i < 0:
+                break
+            pos = i + len(value)
+            if any(i < e and s < pos for s, e, _ in spans):
+                continue
+            extra.append((i, pos, rid))
+    if not extra:
+        return spans
+    merged: list[tuple[int, int, str]] = []
+    for s, e, rid in sorted(spans + extra):
+        if merged and s < merged[-1][1]:
+            continue
+        merged.append((s, e, rid))
+    return merged
+
+
+def _is_name(value: str) -> bool:
+    return all(c.isalpha() or c in "_.-" for c in value)
 
 
 def _automaton(keywords: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:

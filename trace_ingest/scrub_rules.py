@@ -115,8 +115,11 @@ def _terminated(text: str, end: int) -> bool:
 
 
 def _fake_token(value: str) -> bool:
-    """Placeholders shaped like a known token: ``ghp_xxxx…``, ``…EXAMPLE``, ``sk-proj-****``."""
+    """Placeholders shaped like a known token: ``ghp_xxxx…``, ``…EXAMPLE``, ``sk-proj-****``,
+    ``xoxp-1-SlackAppConfigurationAccessTokenHere``."""
     low = value.lower()
+    if _names_a_secret(value, words=2):
+        return True
     if "xxxxx" in low or "example" in low or "*****" in low or "....." in low:
         return True
     if "<" in low or "{" in low:
@@ -135,6 +138,10 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
         return True
     first = low[0]
     if first in "$[%" or "%s" in low or _template(low) or _upper_snake(value):
+        return True  # ${X}, [X], %X%, templates, NAME_OF_A_SECRET
+    if first == "#" and all(c.isalpha() or c in "-_" for c in low[1:]):
+        return True  # a CSS selector or an anchor (#add-password)
+    if low.startswith(("&lt;", "&#")):
         return True
     if first == "<" or (low.endswith(">") and "<" in low):
         return True
@@ -570,7 +577,7 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     ("discord-webhook", ("discord",),
      rf"discord(?:app)?\.com/api/webhooks/[0-9]{{5,30}}+/[{_UA}]{{60,68}}+", False, True),
     # Square: sq0atp- (access), sq0csp- (OAuth secret), EAAA… (production access token)
-    ("square-token", ("sq0", "eaaa"),
+    ("square-token", ("sq", "eaa"),
      rf"(?:sq0atp-[{_UA}]{{22}}+|sq0csp-[{_UA}]{{43}}+|EAAA[{_UA}]{{60}}+)", False, True),
     # Atlassian API tokens: "ATATT3" + ~186 base64url
     ("atlassian-token", ("atatt3",), rf"ATATT3[{_UA}=]{{100,}}+", False, True),
@@ -645,7 +652,115 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     ("replicate-token", ("r8_",), rf"r8_[{_AN}]{{37}}+", True, True),
     ("tavily-key", ("tvly-",), rf"tvly-(?:dev-|prod-)?[{_AN}]{{32}}+", True, True),
     ("langsmith-key", ("lsv2_",), rf"lsv2_(?:pt|sk)_[{_H}]{{32}}_[{_H}]{{10}}+", False, True),
-    ("mailgun-key", ("mailgun",), rf"key-[{_H}]{{32}}+", False, True),
+    ("mailgun-key", ("mailgun",),
+     rf"(?:key-[{_H}]{{32}}+|[a-h0-9]{{32}}-[a-h0-9]{{8}}-[a-h0-9]{{8}}+)", False, True),
+    ("mailgun-key", ("pubkey-",), rf"pubkey-[{_H}]{{32}}+", False, True),
+    # --- issue 10, second slice: more documented formats, each led by its literal prefix
+    ("1password-token", ("a3-",),
+     r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-"
+     r"[A-Z0-9]{5}+", False, True),
+    ("1password-token", ("ops_eyj",), r"ops_eyJ[A-Za-z0-9+/]{200,}+={0,3}+", False, False),
+    ("adobe-secret", ("p8e-",), rf"p8e-[{_AN}-]{{32}}+", False, True),
+    ("airtable-token", ("pat",), rf"pat[{_AN}]{{14}}\.[{_H}]{{64}}+", False, True),
+    ("harness-token", ("pat.", "sat."),
+     rf"(?:pat|sat)\.[{_UA}]{{22}}\.[{_AN}]{{24}}\.[{_AN}]{{20}}+", False, True),
+    ("artifactory-token", ("akcp", "cmvmd"),
+     rf"(?:AKCp[{_AN}]{{69}}+|cmVmd[{_AN}]{{59}}+)", False, True),
+    ("aws-bedrock-key", ("absk",), r"ABSK[A-Za-z0-9+/]{109,269}+={0,2}+", False, False),
+    ("aws-bedrock-key", ("bedrock-api-key-",),
+     r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%_-]*+", False, False),
+    ("clickhouse-key", ("4b1d",), rf"4b1d[{_AN}]{{38}}+", True, True),
+    ("defined-networking-token", ("dnkey-",),
+     rf"dnkey-[{_UA}=]{{26}}-[{_UA}=]{{52}}+", False, True),
+    ("facebook-token", ("eaa",), rf"EAA[MC][{_AN}]{{100,}}+", True, True),
+    ("facebook-token", ("facebook",), rf"[0-9]{{15,16}}(?:\||%7C)[{_UA}]{{27,40}}+", True,
+     True),
+    ("gitlab-token", ("gr1348941",), rf"GR1348941[{_UA}]{{20,}}+", False, True),
+    ("gitlab-token", ("_gitlab_session=",), r"_gitlab_session=([0-9a-z]{32})", False, True),
+    ("huggingface-token", ("api_org_",), r"api_org_[A-Za-z]{34}+", False, True),
+    ("infracost-key", ("ico-",), rf"ico-[{_AN}]{{32}}+", False, True),
+    ("intra42-secret", ("s-s4t2",), rf"s-s4t2(?:ud|af)-[{_H}]{{64}}+", False, True),
+    ("maxmind-key", ("_mmk",), rf"[{_AN}]{{6}}_[{_AN}]{{29}}_mmk", True, True),
+    ("msteams-webhook", ("webhook.office.com",),
+     r"webhook\.office\.com/webhook(?:b2)?/[A-Za-z0-9@/_.-]{40,}+", False, False),
+    ("octopus-key", ("api-",), r"API-[A-Z0-9]{26}+", False, True),
+    ("launchdarkly-key", ("api-", "sdk-"),
+     r"(?:api|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+", False, True),
+    ("openshift-token", ("sha256~",), rf"sha256~[{_UA}]{{43}}+", False, True),
+    ("settlemint-token", ("sm_",), rf"sm_(?:aat|pat|sat)_[{_AN}]{{16}}+", False, True),
+    ("sourcegraph-token", ("sgp_",),
+     rf"sgp_(?:(?:[0-9a-fA-F]{{16}}_|local_)?[0-9a-fA-F]{{40}}+|[{_AN}]{{64}}+)", False, True),
+    ("sonar-token", ("sq",), rf"sq[upa]_[{_H}]{{40}}+", False, True),
+    ("yandex-key", ("t1.",), rf"t1\.[{_UA}]+={{0,2}}\.[{_UA}]{{86}}+={{0,2}}+", False, False),
+    ("yandex-key", ("yandex",), rf"YC[{_UA}]{{38}}+", True, True),
+    ("twitter-bearer-token", ("aaaaaaaaaaaaaaaaaaaaaa",),
+     r"A{22}[A-Za-z0-9%]{60,120}+", False, True),
+    ("plaid-token", ("access-",),
+     r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
+     r"[0-9a-f]{4}-[0-9a-f]{12}+", False, True),
+    ("lob-key", ("live_", "test_"), r"(?:live|test)_(?:[0-9a-f]{35}|pub_[0-9a-f]{31})", False,
+     True),
+    ("twitch-stream-key", ("live_",), rf"live_[0-9]{{8,12}}_[{_AN}]{{30}}+", False, True),
+    ("mailchimp-key", ("-us",), r"[0-9a-f]{32}-us[0-9]{1,2}", False, True),
+    ("dockerhub-token", ("dckr_",), rf"dckr_pat_[{_UA}]{{27}}+", False, True),
+    ("crates-io-token", ("cio",), rf"cio[{_AN}]{{32}}+", True, True),
+    ("dependency-track-key", ("odt_",), rf"odt_[{_AN}]{{32,255}}+", True, True),
+    ("firecrawl-key", ("fc-",), rf"fc-[{_H}]{{32}}+", False, True),
+    ("google-oauth-secret", ("gocspx-",), rf"GOCSPX-[{_UA}]{{28}}+", False, True),
+    ("jina-key", ("jina_",), rf"jina_[{_AN}]{{60}}+", False, True),
+    ("newrelic-key", ("nral",), rf"[{_AN}]{{6}}[0-9a-f]{{30}}NRAL", False, True),
+    ("newrelic-key", ("nr",),
+     rf"(?:NR(?:IQ|RA)-[{_UA}]{{32,42}}+)", False, True),
+    ("newrelic-key", ("px-",),
+     r"px-(?:api|dep)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+", False,
+     True),
+    ("nuget-key", ("oy2",), r"oy2[a-z0-9]{43}+", False, True),
+    ("salesforce-token", ("!",), r"00[A-Za-z0-9]{13}![A-Za-z0-9._]{96}+", False, True),
+    ("stackhawk-key", ("hawk.",), rf"hawk\.[{_UA}]{{20}}\.[{_UA}]{{20}}+", False, True),
+    ("teamcity-token", ("eyj",), rf"eyJ0eXAiOiAiVENWMiJ9\.[{_UA}]{{36}}\.[{_UA}]{{48}}+", False,
+     True),
+    ("appsync-key", ("da2-",), r"da2-[a-z0-9]{26}+", False, True),
+    ("aws-mws-key", ("amzn.mws.",),
+     r"amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+", False, True),
+    ("azure-devops-token", ("azdo",), rf"[{_AN}]{{76}}AZDO[{_AN}]{{4}}", False, True),
+    ("bitbucket-token", ("atbb",), rf"ATBB[{_AN}]{{32}}+", False, True),
+    ("openai-key", ("sk",), rf"sk-[{_AN}]{{48}}+", True, True),
+    ("openrouter-key", ("sk",), r"sk-or-v1-[0-9a-f]{64}+", False, True),
+    ("langfuse-key", ("sk",), r"sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+     r"[0-9a-f]{12}+", False, True),
+    ("cerebras-key", ("sk",), r"csk-[a-z0-9]{48}+", False, True),
+    ("elevenlabs-key", ("sk",), r"sk_[0-9a-f]{48}+", False, True),
+    ("pinecone-key", ("sk",), rf"pcsk_[{_AN}]{{5,6}}_[{_AN}]{{50,80}}+", False, True),
+    ("fireworks-key", ("fw_",), rf"fw_[{_AN}]{{24}}+", False, True),
+    ("browserbase-key", ("bb_live_",), rf"bb_live_[{_UA}]{{27}}+", False, True),
+    ("e2b-key", ("e2b_",), rf"e2b_[{_H}]{{40}}+", False, True),
+    ("resend-key", ("re_",), rf"re_[{_AN}]{{8}}_[{_AN}]{{24}}+", True, True),
+    ("posthog-key", ("phx_",), rf"phx_[{_AN}]{{43}}+", False, True),
+    ("tailscale-key", ("tskey-",), rf"tskey-[a-z]{{3,8}}-[{_AN}]{{8,}}+-[{_AN}]{{16,}}+",
+     False, True),
+    ("render-key", ("rnd_",), rf"rnd_[{_AN}]{{32}}+", True, True),
+    ("neon-key", ("napi_",), r"napi_[a-z0-9]{64}+", False, True),
+    ("buildkite-token", ("bkua_",), rf"bkua_[{_H}]{{40}}+", False, True),
+    ("circleci-token", ("ccipat_",), rf"CCIPAT_[{_AN}]{{22}}_[{_H}]{{40}}+", False, True),
+    ("mailersend-key", ("mlsn.",), rf"mlsn\.[{_H}]{{64}}+", False, True),
+    ("razorpay-key", ("rzp_",), rf"rzp_(?:live|test)_[{_AN}]{{14}}+", False, True),
+    ("clickup-token", ("pk_",), r"pk_[0-9]{6,10}_[A-Z0-9]{32}+", False, True),
+    ("tencent-key", ("akid",), rf"AKID[{_AN}]{{32}}+", True, True),
+    ("rancher-token", ("token-",), r"token-[a-z0-9]{5}:[a-z0-9]{54}+", False, True),
+    ("braintree-token", ("access_token$",),
+     r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[0-9a-f]{32}+", False, True),
+    ("hubspot-token", ("pat-",),
+     r"pat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+",
+     False, True),
+    ("sidekiq-secret", ("contribsys__com",),
+     r"CONTRIBSYS__COM[\"']?[ \t]*+[=:][ \t]*+[\"']?([0-9a-f]{8}:[0-9a-f]{8})", False, True),
+    ("password-hash", ("$1$", "$2", "$5$", "$6$"),
+     r"\$(?:1|5|6|2[abxy])\$(?:rounds=[0-9]{1,7}\$)?[./A-Za-z0-9]{2,22}\$[./A-Za-z0-9]{22,86}+"
+     r"|\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}+", False, True),
+    ("kerberos-hash", ("$krb5",), r"\$krb5(?:asrep|tgs)\$[0-9]{2}\$[^\s\"']{40,}+", False,
+     False),
+    ("wireguard-key", ("privatekey", "presharedkey"),
+     r"(?:Private|Preshared)Key[ \t]*+=[ \t]*+([A-Za-z0-9+/]{43}=)", False, True),
 )  # fmt: skip
 
 _DISCORD_BOT = _Lazy(rf"[MNO][{_AN}]{{23,25}}+\.[{_UA}]{{6}}\.[{_UA}]{{27,38}}+")
@@ -696,7 +811,42 @@ def _mixed_ok(value: str) -> bool:
 # short or common prefixes: a word character right before them means another word
 _NO_GLUE = frozenset({"twilio-api-key", "databricks-token", "okta-token", "beamer-key",
                       "gocardless-token", "mailgun-key", "dropbox-token", "terraform-token",
-                      "asana-token"})  # fmt: skip
+                      "asana-token", "airtable-token", "harness-token", "octopus-key",
+                      "launchdarkly-key", "lob-key", "twitch-stream-key", "plaid-token",
+                      "mailchimp-key", "maxmind-key", "azure-devops-token", "salesforce-token",
+                      "clickup-token", "rancher-token", "hubspot-token", "sidekiq-secret",
+                      "password-hash", "wireguard-key", "kerberos-hash", "facebook-token",
+                      "crates-io-token", "appsync-key", "firecrawl-key",
+                      "gitlab-token"})  # fmt: skip
+
+
+# rules whose keyword is the vendor's name, not a prefix of the token: the name must appear as a
+# word start (``okta``, ``OKTA_TOKEN``, ``mailgun:``), not inside another word (``rookTable``)
+_NEAR_WORD = frozenset({"okta-token", "mailgun-key", "asana-token", "beamer-key",
+                        "gocardless-token", "yandex-key", "facebook-token"})  # fmt: skip
+
+
+def _word_start(low: str, word: str) -> bool:
+    pos = 0
+    while True:
+        i = low.find(word, pos)
+        if i < 0:
+            return False
+        if i == 0 or not low[i - 1].isalpha():
+            return True
+        pos = i + 1
+
+
+def _near_word(rule: Rule) -> Finder:
+    words = rule.keywords
+    base = Rule(rule.id, rule.keywords, rule.pattern, lb=rule.lb, glued=rule.glued, rb=rule.rb,
+                group=rule.group)  # fmt: skip
+
+    def finder(text: str, low: str) -> Iterator[Span]:
+        if any(_word_start(low, w) for w in words):
+            yield from base.spans(text, low)
+
+    return finder
 
 
 def vendor_rules() -> list[Rule]:
@@ -708,11 +858,15 @@ def vendor_rules() -> list[Rule]:
                 keywords,
                 pattern,
                 lb=True,
+                # a capturing group, when there is one, is the secret (NAME=(value))
+                group=1 if "(" in pattern.replace("(?", "").replace("\\(", "") else 0,
                 glued=None if mixed or rid in _NO_GLUE else _glued_ok,
                 rb=_B64URL if bounded else frozenset(),
                 validate=_mixed_ok if mixed else (lambda v: not _fake_token(v)),
             )
         )
+        if rid in _NEAR_WORD and all(k.isalpha() for k in keywords):
+            out[-1].finder = _near_word(out[-1])
     out.append(Rule("discord-bot-token", ("discord",), finder=_discord_bot_finder))
     out.append(Rule("telegram-bot-token", (":aa",), finder=_telegram_finder))
     return out
@@ -860,11 +1014,12 @@ def _weak_ok(value: str) -> bool:
     far more often)."""
     if len(value) < 16 or not _has_letter_and_digit(value) or entropy(value) < 3.5:
         return False
-    if "/" in value or _names_a_secret(value) or _class_changes(value) < len(value) // 3:
-        return False  # a path (S3Key), a name (result_key: "ServerlessV2Platform...")
-    if any(c.isupper() for c in value) and _longest_lower_run(value) > 7:
-        return False  # CamelCase words (Ipv6CidrAssociations), not random characters
-    return sum(c.isdigit() for c in value) >= 3 or any(c.isupper() for c in value)
+    if "/" in value or _names_a_secret(value):
+        return False  # a path (S3Key), a name
+    if any(c.isupper() for c in value):
+        # CamelCase words (Ipv6CidrAssociations), not random characters
+        return _longest_lower_run(value) <= 7 and _class_changes(value) >= len(value) // 4
+    return sum(c.isdigit() for c in value) >= 2 and entropy(value) >= 3.8
     return not all(c in "0123456789abcdefABCDEF-" for c in value)
 
 
@@ -881,9 +1036,19 @@ _GEN_EXCLUDE = (
 def _key_excluded(key: str) -> bool:
     """A name about a secret, or an identifier/counter/hash field, not a secret itself."""
     norm = key.replace("-", "_").strip("_.$")
-    if any(x in norm for x in _FIELD_EXCLUDE) or any(x in norm for x in _GEN_EXCLUDE):
+    if _excluded_part(norm):
         return True
     return norm.endswith(("id", "ids", "name", "names", "ref", "refs"))
+
+
+def _excluded_part(norm: str) -> bool:
+    """A key name that holds one of the exclusion words (``next_token``, ``key_hash``). The
+    word ``file`` counts only as a word end (``password_file``), not in ``fileio_secret``."""
+    for x in _EXCLUDE_ALL:
+        i = norm.find(x)
+        if i >= 0 and (x != "file" or not norm[i + 4 : i + 5].isalpha()):
+            return True
+    return False
 
 
 _UUID_ID_WORDS = (
@@ -1045,17 +1210,21 @@ _QUOTED_PW = _Lazy(
     r"(?::::=|::=|:=|\?=|\.=|=>|=|:)[ \t]{0,3}+\\?([\"'`])([^\"'`\\\r\n]{4,128}+)\\?\2"
 )
 _ABOUT_PASSWORD = ("last", "used", "date", "time", "reset", "policy", "changed", "manager",
-                   "required", "strength", "rotation", "salt")  # fmt: skip
+                   "required", "strength", "rotation", "salt", "label", "placeholder", "title",
+                   "text", "message", "msg", "error", "help", "description", "selector",
+                   "button", "input", "form", "field", "link", "route", "page")  # fmt: skip
 _SECRET_WORDS = ("key", "secret", "token", "passw", "credential", "access", "auth")
 
 
-def _names_a_secret(value: str) -> bool:
+def _names_a_secret(value: str, words: int = 1) -> bool:
     """``AWSSecretKey``, ``aws_secret_access_key``, ``secrets-manager``: an identifier that
     names a secret (random tokens almost never spell these words)."""
     low = value.lower()
-    if sum(c.isdigit() for c in value) > 2 or not any(w in low for w in _SECRET_WORDS):
+    if len(value) > 40 or sum(c.isdigit() for c in value) > 2:
+        return False
+    if sum(w in low for w in _SECRET_WORDS) < words:
         return False  # random tokens hold digits (pubkey-0348…, access-sandbox-…)
-    return all(c.isalnum() or c in "_-." for c in value) and (
+    return all(c.isalnum() or c in "_-./#:" for c in value) and (
         "_" in value or "-" in value or _case_changes(value) >= 2
     )
 
@@ -1129,6 +1298,59 @@ def _cli_finder(text: str, low: str) -> Iterator[Span]:
         yield start, end
 
 
+_XML_CLOSE = _Lazy(r"</([A-Za-z_][\w.:-]{0,60}+)>")
+_XML_ATTR = _Lazy(
+    r"(?:key|name)[ \t]*+=[ \t]*+\\?\"([^\"\\]{1,64}+)\\?\"[ \t]++value[ \t]*+=[ \t]*+"
+    r"\\?\"([^\"\\]{1,512}+)\\?\""
+)
+_XML_WINDOW = 4096
+
+
+def _xml_finder(text: str, low: str) -> Iterator[Span]:
+    """``<apiToken>…</apiToken>``, ``<password>…</password>``, Jenkins ``<secret>{AQAAAB…}``
+    (also across lines), and ``<add key="Password" value="…"/>`` / ``<entry name="xToken"
+    value="…"/>``: the element's text or the ``value`` attribute, when the element or key name
+    says the whole value is a secret (as a JSON key would, ``_field_kind``)."""
+    from trace_ingest.scrub_rules import _field_kind  # defined below; resolved at call time
+
+    if "</" in text:
+        for m in _XML_CLOSE().finditer(text):
+            name = m.group(1)
+            if _field_kind(name.rsplit(":", 1)[-1]) != 2:
+                continue
+            lo = max(0, m.start() - _XML_WINDOW)
+            op = text.rfind("<" + name, lo, m.start())
+            if op < 0:
+                continue
+            gt = text.find(">", op, m.start())
+            if gt < 0 or text[gt - 1] == "/":
+                continue
+            inner = text[gt + 1 : m.start()]
+            if "<" in inner:
+                continue  # nested elements: not a text value
+            value = inner.strip()
+            if _xml_secret(name, value):
+                start = gt + 1 + inner.find(value)
+                yield start, start + len(value)
+    if "value" in low:
+        for m in _XML_ATTR().finditer(text):
+            if _field_kind(m.group(1)) != 2:
+                continue
+            value = m.group(2)
+            if _xml_secret(m.group(1), value):
+                yield m.span(2)
+
+
+def _xml_secret(name: str, value: str) -> bool:
+    if len(value) < 6 or len(value) > 4096:
+        return False
+    if value.startswith("{AQAAAB"):
+        return True  # a Jenkins-encrypted secret: an encrypted credential in a config file
+    from trace_ingest.scrub import _field_secret
+
+    return _field_secret(name, value)
+
+
 def _github_ok(value: str) -> bool:
     """Classic bodies are fixed-shape; a long ``ghs_`` body with ``_`` inside must look
     random (upper, lower and a digit), so ``ghs_some_long_snake_case_name…`` is kept."""
@@ -1177,7 +1399,7 @@ def builtin_rules() -> list[Rule]:
         fmt(
             "gitlab-token",
             ("gl",),
-            r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft)-[A-Za-z0-9_.-]{20,}+",
+            r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|ffct|imt|agent)-[A-Za-z0-9_.-]{20,}+",
             lb=True,
         ),
         fmt(
@@ -1276,7 +1498,6 @@ def builtin_rules() -> list[Rule]:
             ("auth", "bearer", "api-key", "token"),
             finder=_auth_finder,
             min_entropy=3.0,
-            context=True,
             validate=_auth_ok,
         ),
         Rule("cookie", ("cookie",), finder=_cookie_finder),
@@ -1299,6 +1520,7 @@ def builtin_rules() -> list[Rule]:
             finder=_cli_finder,
         ),
         Rule("cli-secret-flag", ("-u",), finder=_curl_user_finder),
+        Rule("secret-field", ("</", "value="), finder=_xml_finder),
         Rule(
             "dotenv-secret",
             ("key", "token", "secret", "pass", "pwd", "credential", "auth"),
@@ -1329,7 +1551,14 @@ def _url_password_ok(value: str) -> bool:
 
 
 def _auth_ok(value: str) -> bool:
-    return not _fake_token(value)
+    """After a header name or ``Bearer`` the value is a credential unless it is a placeholder
+    or a name: all-letter values count when they look random (mixed case changing often,
+    ``Bearer yvxpthLIcYpZwe…``), not ``Bearer token`` or ``Bearer TOKEN``."""
+    if _fake_token(value) or _placeholder(value, identifiers=False) or _code_identifier(value):
+        return False
+    if _LETTERS().fullmatch(value):  # letters and _ . -: a name unless it looks random
+        return value.isalpha() and _case_changes(value) >= len(value) // 4 and len(value) >= 12
+    return True
 
 
 _CONN = _Lazy(r"(?:password|pwd)[ \t]*+=[ \t]*+([^;\s\"'&,(){}<>\[\]]{4,}+)")
@@ -1375,6 +1604,7 @@ _FIELD_EXCLUDE = (
     "output", "total", "policy", "mode", "format", "_id", "header", "field", "param", "hint",
 )  # fmt: skip
 _PASSWORDISH = ("password", "passwd", "passphrase", "pwd", "secret")
+_EXCLUDE_ALL = _FIELD_EXCLUDE + _GEN_EXCLUDE
 _KEY_HINTS = ("key", "token", "secret", "passw", "pwd", "credential", "auth", "cookie")
 
 
@@ -1384,7 +1614,7 @@ def _field_kind(key: str) -> int:
     if not any(h in low for h in _KEY_HINTS):
         return 0
     norm = low.replace("-", "_").strip("_ \"'")
-    if any(x in norm for x in _FIELD_EXCLUDE) or any(x in norm for x in _GEN_EXCLUDE):
+    if _excluded_part(norm):
         return 0  # next_token, max_tokens, token_type, key_path, ChangeToken, key_hash, ...
     if norm.endswith(("id", "ids", "arn")):
         return 0  # credentialsId, KeyId, SecretArn: identifiers
