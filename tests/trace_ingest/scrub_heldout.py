@@ -12,7 +12,8 @@ positive is tried in three forms (docs/scrubbing.md, "Held-out evaluation"):
 
 - ``plain``: the test text as the other project wrote it;
 - ``json``: that text inside a hook-like payload (``tool_input.command`` of a PostToolUse);
-- ``export``: ``export X=<secret>``, the bare token under a name that says nothing.
+- ``export``: ``export <VENDOR>_API_KEY=<secret>``, the token as a shell profile holds it;
+- ``bare``: the token alone, with nothing around it.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def trials(cases: list[dict[str, Any]]) -> Iterator[Trial]:
         yield Trial(c, "plain", c["text"], secret)
         yield Trial(c, "json", hook_payload(c["text"]), secret)
         if not any(ch.isspace() for ch in secret):
-            yield Trial(c, "export", f"export X={secret}", secret)
+            name = "".join(ch for ch in vendor(c["family"]).upper() if ch.isalnum()) or "X"
+            yield Trial(c, "export", f"export {name}_API_KEY={secret}", secret)
             yield Trial(c, "bare", secret, secret)
 
 
@@ -123,6 +125,37 @@ def survived(out: Any, secret: str) -> bool:
     return False
 
 
+def _removed(before: str, after: str) -> str:
+    """The text a redaction took out (between the common prefix and suffix)."""
+    i = 0
+    while i < min(len(before), len(after)) and before[i] == after[i]:
+        i += 1
+    j = 0
+    while j < min(len(before), len(after)) - i and before[-1 - j] == after[-1 - j]:
+        j += 1
+    return before[i : len(before) - j]
+
+
+def damaged(before: Any, after: Any) -> bool:
+    """A changed near miss that destroyed something readable rather than something shaped like
+    a credential: the removed text is a UUID, a hex hash, a name (no digit), a URL or path, an
+    ARN or a version. Judged on the removed text's shape alone, independently of the rules."""
+    if not isinstance(before, str) or not isinstance(after, str):
+        return True
+    gone = _removed(before, after).strip("\"' ")
+    if not gone:
+        return False
+    low = gone.lower()
+    hexish = all(ch in "0123456789abcdef-" for ch in low)
+    if hexish and (len(low) >= 32 or low.count("-") == 4):
+        return True  # a hash or a UUID
+    if not any(ch.isdigit() for ch in gone) and all(ch.isalpha() or ch in "_-. :/#" for ch in gone):
+        return True  # a name or a phrase
+    return low.startswith(("http://", "https://", "/", "arn:")) or (
+        low[:1].isdigit() and "." in low[:4]
+    )
+
+
 def changed(trial: Trial, out: Any) -> bool:
     return bool(out != trial.value)
 
@@ -135,3 +168,86 @@ def split_of(case: dict[str, Any]) -> str:
 
 
 Runner = Callable[[Any], Any]
+
+
+# ----------------------------------------------------------------------------- scoring
+
+# Family names differ between the four projects (gitleaks ``new-relic-…``, trufflehog
+# ``newrelicpersonalapikey``, Nosey Parker ``np.newrelic.3``): one vendor name each.
+ALIASES = {
+    "new": "newrelic", "gcp": "google", "sendinblue": "brevo", "hashicorp": "vault",
+    "atlassiandatacenter": "atlassian", "jiratoken": "atlassian", "pypi": "pypi",
+    "privatekey": "private", "pem": "private", "ssh": "private", "openssh": "private",
+    "hf": "huggingface", "azure": "azure", "slackwebhook": "slack", "githubapp": "github",
+    "sq": "square", "squareapp": "square", "gitlabv2": "gitlab", "stripepaymentintent": "stripe",
+    "cisco": "meraki", "kubernetes": "kubernetes", "odbc": "odbc", "basic": "basic",
+    "basicauth": "basic", "uri": "basic", "ftp": "basic", "ldap": "basic",
+}  # fmt: skip
+
+
+def vendor(family: str) -> str:
+    fam = family.lower()
+    if fam in ALIASES:
+        return ALIASES[fam]
+    for suffix in ("personalaccesstoken", "accesstoken", "apitoken", "apikey", "oauth", "token",
+                   "key", "secret", "webhook", "v2", "v1"):  # fmt: skip
+        if fam.endswith(suffix) and len(fam) > len(suffix) + 2:
+            fam = fam[: -len(suffix)]
+            break
+    return ALIASES.get(fam, fam)
+
+
+def claimed_vendors(rule_ids: list[str]) -> set[str]:
+    """Vendors trail has a known-format rule for (``github-token`` -> ``github``)."""
+    generic = {"url", "auth", "cookie", "netrc", "conn", "cli", "dotenv", "quoted", "generic",
+               "secret", "private", "jwt", "password", "kerberos"}  # fmt: skip
+    out = set()
+    for rid in rule_ids:
+        head = rid.split("-")[0]
+        if head not in generic:
+            out.add(vendor(head))
+    out |= {"private", "jwt"}  # PEM keys and JWTs are formats trail claims by shape
+    return out
+
+
+def top_vendors(cases: list[dict[str, Any]], n: int = 100) -> list[str]:
+    """The ``n`` most common vendor families: most sources first, then most positives."""
+    sources: dict[str, set[str]] = {}
+    count: dict[str, int] = {}
+    for c in cases:
+        if c["kind"] != "tp":
+            continue
+        v = vendor(c["family"])
+        sources.setdefault(v, set()).add(c["src"])
+        count[v] = count.get(v, 0) + 1
+    ranked = sorted(sources, key=lambda v: (-len(sources[v]), -count[v], v))
+    return ranked[:n]
+
+
+def score(cases: list[dict[str, Any]], run: Runner, forms: tuple[str, ...]) -> dict[str, Any]:
+    """Per trial: caught (positives) or changed (negatives); tallies by form, vendor, source."""
+    tally: dict[tuple[str, ...], list[int]] = {}
+
+    def add(key: tuple[str, ...], ok: bool) -> None:
+        cell = tally.setdefault(key, [0, 0])
+        cell[0] += ok
+        cell[1] += 1
+
+    for t in trials(cases):
+        if t.form not in forms and t.case["kind"] == "tp":
+            continue
+        out = run(t.value)
+        c = t.case
+        if c["kind"] == "fp":
+            bad = changed(t, out)
+            add(("fp", c["src"]), not bad)
+            if bad:
+                add(("damage", c["src"]), damaged(t.value, out))
+            continue
+        ok = not survived(out, t.secret)
+        v = vendor(c["family"])
+        add(("form", t.form), ok)
+        add(("src", c["src"], t.form), ok)
+        add(("vendor", v, t.form), ok)
+        add(("split", split_of(c), t.form), ok)
+    return {"|".join(k): v for k, v in tally.items()}

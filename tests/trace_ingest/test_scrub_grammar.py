@@ -226,3 +226,93 @@ def test_one_megabyte_pathological_inputs_stay_linear(scrubber: Scrubber, chunk:
     scrubber.scrub_text(text)
     # 1 MB at the 0.5 ms/KB target is 0.5 s; 4x margin for a shared machine
     assert time.perf_counter() - t0 < 2.0, chunk
+
+
+# ------------------------------------------------------------------ second slice: grammar
+
+
+def test_xml_elements_and_attributes(scrubber: Scrubber) -> None:
+    tok = _mixed(RNG, A62, 32)
+    for text in (
+        f"<apiToken>\n    {tok}\n</apiToken>",
+        f"<credentials><secret>{tok}</secret></credentials>",
+        f"<password>{tok}</password>",
+        f'<add key="ClearTextPassword" value="{tok}" />',
+        f'<entry name="serviceToken" value="{tok}"/>',
+    ):
+        gone(scrubber, text, tok)
+    kept(scrubber, "<key>CFBundleName</key><string>Trail</string>")
+    kept(scrubber, f"<tokenType>Bearer</tokenType><id>{r(HEX, 32)}</id>")
+
+
+def test_function_call_comma_form_and_bare_key(scrubber: Scrubber) -> None:
+    tok = _mixed(RNG, A62, 32)
+    gone(scrubber, f'System.setProperty("ACME_TOKEN", "{tok}")', tok)
+    gone(scrubber, f"[DEBUG] Using Key={tok}", tok)
+    low = r(string.ascii_lowercase, 20) + r(string.digits, 4) + r(string.ascii_lowercase, 8)
+    gone(scrubber, f"Key={low}", low)
+    kept(scrubber, 'foo("token", "value")')
+    kept(scrubber, 'x = {"key": "value", "monkey": "Ab3dEf5hIj7lMn9pQr"}')
+    kept(scrubber, '"result_key": "ServerlessV2PlatformVersions"')
+    kept(scrubber, '"S3Key": "my-app/5026-stage-150723_224258.war"')
+    kept(scrubber, f'key = "{r(HEX, 32)}"')  # a hash under a bare key
+
+
+def test_uuid_under_vendor_token_names(scrubber: Scrubber) -> None:
+    h = r(HEX, 32)
+    u = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    for text in (f'herokuToken = "{u}"', f"snyk_token: {u}", f"SQUARESPACE_TOKEN={u}"):
+        gone(scrubber, text, u)
+    for text in (
+        f'"LifecycleActionToken": "{u}"',
+        f'"ClientToken": "{u}"',
+        f"idempotency_key: {u}",
+        f'"credentialsId": "{u}"',
+        f"request_token = '{u}'",
+    ):
+        kept(scrubber, text)
+
+
+def test_repeats_of_a_found_secret_are_redacted_too(scrubber: Scrubber) -> None:
+    tok = _mixed(RNG, A62, 40)
+    out = gone(scrubber, f"acme token = '{tok}' | '{tok}' and again {tok}", tok)
+    assert out.count("[REDACTED:") == 3
+
+
+def test_encoded_forms_are_rescanned(scrubber: Scrubber) -> None:
+    tok = _glued("gh", "p_") + _mixed(RNG, A62, 36)
+    blob = base64.b64encode(json.dumps({"auths": {"ghcr.io": {"auth": tok}}}).encode()).decode()
+    gone(scrubber, f"data:\n  .dockerconfigjson: {blob}", tok)
+    gone(scrubber, f"echo {base64.b64encode(('export GH_TOKEN=' + tok).encode()).decode()}", tok)
+    pct = tok.replace("_", "%5F")
+    out = gone(scrubber, f"https://x.test/cb?state=%7B%22t%22%3A%22{pct}%22%7D&z=1", pct)
+    assert out.startswith("https://x.test/cb?state=%7B%22t%22%3A%22[REDACTED:github-token:")
+    assert out.endswith("%22%7D&z=1")  # only the secret's own characters
+    esc = "\\u0067" + tok[1:]
+    gone(scrubber, f'x = "{esc}"', esc)
+    # binary base64 (hashes, integrity strings) and plain base64 text are kept
+    kept(scrubber, "sha512-" + base64.b64encode(RNG.randbytes(64)).decode())
+    kept(scrubber, "echo " + base64.b64encode(b"hello world, this is fine text").decode())
+    kept(scrubber, "progress 100% done, 50%d")
+
+
+def test_second_slice_near_misses_are_kept(scrubber: Scrubber) -> None:
+    for text in (
+        "    SECRET_KEY = 'aws_secret_access_key'",
+        "    ACCESS_KEY = 'AWSAccessKeyId'",
+        '"AWS::IAM::AccessKey": "bf29289b78d371e3"',
+        '"AWS::Config::AggregationAuthorization": "141e19f3841b50f5"',
+        '"PasswordLastUsed": "2016-09-08T21:47:36Z"',
+        'this.addPassword = "#add-password";',
+        'passwordLabel:"Password:",rememberMeLabel:"Remember me:"',
+        '"password": "&lt;YOURPASSWORD&gt;"',
+        "machine {hostname} login token password {auth_token}",
+        f"rookTable = 00{_mixed(RNG, A62, 40)}",  # "okta" inside a word is not the vendor
+        f'"fileio_path": "{r(A62, 30)}"',
+    ):
+        kept(scrubber, text)
+
+
+def test_documentation_private_key_is_kept(scrubber: Scrubber) -> None:
+    body = "\n".join(r(B64, 60) for _ in range(4))
+    kept(scrubber, f"-----BEGIN RSA PRIVATE KEY-----\nEXAMPLE{body}\n-----END RSA PRIVATE KEY-----")
