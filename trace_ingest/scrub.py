@@ -98,12 +98,19 @@ class Scrubber:
         self.allow = allow
         self.pii = pii
         kw: dict[str, list[int]] = {}
+        token_kw: dict[str, list[int]] = {}
         for i, rule in enumerate(self.rules):
             for k in rule.keywords or ("",):
                 kw.setdefault(k, []).append(i)
+                (token_kw if rule.in_token and k else {}).setdefault(k, []).append(i)
         self._keywords: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
             (k, tuple(v)) for k, v in kw.items()
         )
+        # The hook's ``in`` loop: keywords only token-format rules use are tested on the
+        # string's long token runs (usually a small part of it), the rest on the whole string.
+        only_token = {k for k in token_kw if len(kw[k]) == len(token_kw[k])}
+        self._kw_full = tuple((k, tuple(v)) for k, v in kw.items() if k not in only_token)
+        self._kw_token = tuple((k, tuple(v)) for k, v in kw.items() if k in only_token)
         # Bulk scrubbing (import, sync, ``trail scrub``) may use one Aho-Corasick pass for
         # the keyword prefilter instead of one ``in`` test per keyword (docs/scrubbing.md,
         # "Prefilter engine"); the hook never does: it stays standard-library only.
@@ -150,8 +157,12 @@ class Scrubber:
             for _, idxs in self._automaton.iter(low):
                 hit.update(idxs)
         else:
-            for kw, idxs in self._keywords:
+            for kw, idxs in self._kw_full:
                 if kw in low:
+                    hit.update(idxs)
+            runs = low if len(low) < TOKEN_RUNS_FROM else _token_runs(low)
+            for kw, idxs in self._kw_token:
+                if kw in runs:
                     hit.update(idxs)
         if not hit:
             return []
@@ -318,6 +329,17 @@ class Scrubber:
         clean, sub = self._apply(value, spans)
         _merge(counts, sub)
         return clean
+
+
+TOKEN_RUNS_FROM = 2048  # shorter strings are tested whole: the run pass would cost more
+_TOKEN_RUN = _Lazy(r"[^\s\"'`<>()\[\]{},;\\]{16,}+")
+
+
+def _token_runs(low: str) -> str:
+    """The runs of 16 or more token characters of ``low``, joined by spaces: every match of
+    a token-format rule lies inside one (its keyword with it), and in code, prose and logs
+    they are a small part of the text."""
+    return " ".join(_TOKEN_RUN().findall(low))
 
 
 def _union(
@@ -495,10 +517,14 @@ _B64_RUN = _Lazy(r"[A-Za-z0-9+/_-]{32,}+={0,2}+")
 def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """Other occurrences of a found secret in the same string (``token = 'X' | 'X'``, a
     password echoed in an error message) are redacted too, with the same rule id; only
-    secrets of 8 or more characters, so short words are not chased."""
+    secrets of 8 or more characters that are not plain names, so words are not chased.
+    ``spans`` is sorted and non-overlapping; overlap checks bisect it (linear overall)."""
+    from bisect import bisect_right
+
     seen = {v: rid for s, e, rid in spans if e - s >= 8 and not _is_name(v := text[s:e])}
-    if not seen or sum(e - s for s, e, _ in spans) >= len(text):
+    if not seen:
         return spans
+    starts = [s for s, _, _ in spans]
     extra: list[tuple[int, int, str]] = []
     for value, rid in seen.items():
         pos = 0
@@ -507,8 +533,11 @@ def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
             if i < 0:
                 break
             pos = i + len(value)
-            if any(i < e and s < pos for s, e, _ in spans):
-                continue
+            k = bisect_right(starts, i) - 1  # the last span starting at or before i
+            if k >= 0 and spans[k][1] > i:
+                continue  # inside a span already
+            if k + 1 < len(spans) and spans[k + 1][0] < pos:
+                continue  # runs into the next span
             extra.append((i, pos, rid))
     if not extra:
         return spans

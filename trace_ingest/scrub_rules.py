@@ -69,7 +69,22 @@ _TOKEN_RUN = _Lazy(r"[A-Za-z0-9_-]*+")
 
 
 def entropy(value: str) -> float:
-    """Shannon entropy of ``value`` in bits per character."""
+    """Shannon entropy of ``value`` in bits per character (memoized: a candidate is judged by
+    several filters, and pathological inputs repeat one value)."""
+    found = _ENTROPY_CACHE.get(value)
+    if found is not None:
+        return found
+    found = _entropy(value)
+    if len(_ENTROPY_CACHE) > 4096:
+        _ENTROPY_CACHE.clear()
+    _ENTROPY_CACHE[value] = found
+    return found
+
+
+_ENTROPY_CACHE: dict[str, float] = {}
+
+
+def _entropy(value: str) -> float:
     n = len(value)
     if n == 0:
         return 0.0
@@ -238,6 +253,7 @@ class Rule:
         "glued",
         "group",
         "id",
+        "in_token",
         "keywords",
         "lb",
         "lower",
@@ -280,6 +296,9 @@ class Rule:
         self.min_entropy = min_entropy
         self.context = context
         self.validate = validate
+        # every match is one run of 16+ token characters holding a keyword (see scrub.py,
+        # "token runs"): the hook may test this rule's keywords on those runs only
+        self.in_token = False
         self.finder = finder
         self.flags = flags
         self._rx: re.Pattern[str] | None = None
@@ -486,7 +505,7 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
             passwordish = "PASSW" in name or "PWD" in name or "SECRET" in name
             if _placeholder(value, identifiers=not passwordish):
                 continue
-            if not passwordish and not _generic_ok(value):
+            if not passwordish and not _generic_ok(value) and not _long_number(value):
                 continue
             yield m.span(2)
 
@@ -752,7 +771,8 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
      r"pat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+",
      False, True),
     ("sidekiq-secret", ("contribsys__com",),
-     r"CONTRIBSYS__COM[\"']?[ \t]*+[=:][ \t]*+[\"']?([0-9a-f]{8}:[0-9a-f]{8})", False, True),
+     r"BUNDLE_[A-Z]{0,12}+__CONTRIBSYS__COM[A-Za-z_]{0,20}+[\"']?[ \t]*+[=:][ \t]*+[\"']?"
+     r"([0-9a-f]{8}:[0-9a-f]{8})", False, True),
     ("password-hash", ("$1$", "$2", "$5$", "$6$"),
      r"\$(?:1|5|6|2[abxy])\$(?:rounds=[0-9]{1,7}\$)?[./A-Za-z0-9]{2,22}\$[./A-Za-z0-9]{22,86}+"
      r"|\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}+", False, True),
@@ -826,6 +846,37 @@ def _airtable_finder(text: str, low: str) -> Iterator[Span]:
         yield i, end
 
 
+_AZ_AD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_~.-")
+
+
+def _azure_ad_finder(text: str, low: str) -> Iterator[Span]:
+    """Azure AD (Entra) client secrets: 3 characters, a digit, ``Q~``, then 31-34 of
+    ``[A-Za-z0-9_~.-]``; found from the literal ``Q~`` and checked in Python."""
+    pos = 0
+    n = len(text)
+    while True:
+        i = text.find("Q~", pos)
+        if i < 0:
+            return
+        pos = i + 2
+        start = i - 4
+        if start < 0 or not text[i - 1].isdigit():
+            continue
+        if any(c not in _AZ_AD_CHARS or c == "-" for c in text[start : i - 1]):
+            continue
+        if start > 0 and text[start - 1] in _AZ_AD_CHARS:
+            continue
+        end = i + 2
+        while end < n and end - i - 2 < 35 and text[end] in _AZ_AD_CHARS:
+            end += 1
+        if not 31 <= end - i - 2 <= 34 or (end < n and text[end] in _AZ_AD_CHARS):
+            continue
+        value = text[start:end]
+        if _has_letter_and_digit(value) and entropy(value) >= 3.5:
+            pos = end
+            yield start, end
+
+
 def _mixed_ok(value: str) -> bool:
     return (
         not _fake_token(value)
@@ -895,7 +946,10 @@ def vendor_rules() -> list[Rule]:
         led = pattern.lower().startswith(keywords)  # a prefix keyword, not a vendor name
         if rid in _NEAR_WORD and not led and all(k.isalpha() for k in keywords):
             out[-1].finder = _near_word(out[-1])
+        elif out[-1].group == 0 and (led or rid not in _NEAR_WORD):
+            out[-1].in_token = True
     out.append(Rule("airtable-token", ("pat",), finder=_airtable_finder))
+    out.append(Rule("azure-ad-client-secret", ("q~",), finder=_azure_ad_finder))
     out.append(Rule("discord-bot-token", ("discord",), finder=_discord_bot_finder))
     out.append(Rule("telegram-bot-token", (":aa",), finder=_telegram_finder))
     return out
@@ -1063,11 +1117,19 @@ _GEN_EXCLUDE = (
 
 
 def _key_excluded(key: str) -> bool:
-    """A name about a secret, or an identifier/counter/hash field, not a secret itself."""
-    norm = key.replace("-", "_").strip("_.$")
-    if _excluded_part(norm):
-        return True
-    return norm.endswith(("id", "ids", "name", "names", "ref", "refs"))
+    """A name about a secret, or an identifier/counter/hash field, not a secret itself.
+    Memoized: the same few names recur all through a text."""
+    found = _EXCLUDED_CACHE.get(key)
+    if found is None:
+        norm = key.replace("-", "_").strip("_.$")
+        found = _excluded_part(norm) or norm.endswith(("id", "ids", "name", "names", "ref", "refs"))
+        if len(_EXCLUDED_CACHE) > 4096:
+            _EXCLUDED_CACHE.clear()
+        _EXCLUDED_CACHE[key] = found
+    return found
+
+
+_EXCLUDED_CACHE: dict[str, bool] = {}
 
 
 def _excluded_part(norm: str) -> bool:
@@ -1097,6 +1159,12 @@ def _uuid_secret_key(key: str, original: str = "") -> bool:
         return False  # LifecycleActionToken, ClientRequestToken: an API field (PascalCase)
     norm = key.replace("-", "_")
     return norm.endswith(("token", "key")) and not any(w in norm for w in _UUID_ID_WORDS)
+
+
+def _long_number(value: str) -> bool:
+    """16 or more digits that are not one digit repeated: a numeric token or client secret
+    under a token/secret name (timestamps in milliseconds have 13)."""
+    return len(value) >= 16 and value.isdigit() and len(set(value)) >= 5
 
 
 def _case_changes(value: str) -> int:
@@ -1177,33 +1245,48 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         stop = max(0, k - 40)
         while k > stop and subject[k - 1] in _KEY_CHARS:
             k -= 1
-        key = subject[k:kend] + subject[kend : m.end()].split("=")[0].split(":")[0]
-        key = key.strip(" \t\"'`\\")
+        j = kend
+        while j < m.end() and subject[j] in _KEY_CHARS and subject[j] != "$":
+            j += 1  # the rest of the name (``token_value``), not the operator or a type
+        key = subject[k:j].rstrip(".-")
         if _key_excluded(key) or subject[max(0, k - 2) : k] == "::":
             continue  # AWS::IAM::AccessKey: a qualified type name, not a field
-        if value.startswith("arn:") or _version(value) or _upper_snake(value) or _date(value):
-            continue
-        if _uuid(value) and not _uuid_secret_key(key, text[k : i + 1]):
-            continue
-        if _names_a_secret(value):
-            continue
-        if weak and not _weak_ok(value):
-            continue
         maven = "." in subject[k:i] and m.group(0).rstrip().endswith(":")
         if maven and end < n and text[end : end + 1] == ":":
             continue  # a Maven coordinate group:artifact:version
-        if (
-            quote
-            and value.isalpha()
-            and len(value) >= 12
-            and _case_changes(value) >= len(value) // 4
-        ):
-            if entropy(value) >= 3.0 and not _fake_token(value):
-                yield start, end
-            continue
-        if entropy(value) < 3.0 or _placeholder(value) or not _generic_ok(value):
-            continue
-        yield start, end
+        original = text[k : i + 1]
+        pascal = original[:1].isupper() and not original.isupper()
+        memo = (key, value, bool(quote), weak, pascal)
+        verdict = _GEN_VERDICTS.get(memo)
+        if verdict is None:
+            verdict = _generic_verdict(key, value, bool(quote), weak, pascal)
+            if len(_GEN_VERDICTS) > 4096:
+                _GEN_VERDICTS.clear()
+            _GEN_VERDICTS[memo] = verdict
+        if verdict:
+            yield start, end
+
+
+# (key, value, quoted, weak, PascalCase key) -> verdict: pathological and ordinary texts alike
+# repeat one assignment many times, and the value filters are Python loops
+_GEN_VERDICTS: dict[tuple[str, str, bool, bool, bool], bool] = {}
+
+
+def _generic_verdict(key: str, value: str, quoted: bool, weak: bool, pascal: bool) -> bool:
+    """Whether ``key = value`` is a secret assignment (see ``_generic_finder``)."""
+    if value.startswith("arn:") or _version(value) or _upper_snake(value) or _date(value):
+        return False
+    if _uuid(value) and not _uuid_secret_key(key, "Ab" if pascal else "a"):
+        return False
+    if _names_a_secret(value):
+        return False
+    if weak and not _weak_ok(value):
+        return False
+    if quoted and value.isalpha() and len(value) >= 12 and _case_changes(value) >= len(value) // 4:
+        return entropy(value) >= 3.0 and not _fake_token(value)
+    if _long_number(value) and key.endswith(("token", "secret", "key", "password")):
+        return True  # discordToken="0606679021858975", ASANA_TOKEN=7540214992015379
+    return not (entropy(value) < 3.0 or _placeholder(value) or not _generic_ok(value))
 
 
 _CURL_USER = _Lazy(r"-(?:u|-user)(?:[ \t]++|=)[\"']?([^\s:\"']{1,128}+):([^\s\"'`]{1,256}+)")
@@ -1243,6 +1326,7 @@ _ABOUT_PASSWORD = ("last", "used", "date", "time", "reset", "policy", "changed",
                    "text", "message", "msg", "error", "help", "description", "selector",
                    "button", "input", "form", "field", "link", "route", "page")  # fmt: skip
 _SECRET_WORDS = ("key", "secret", "token", "passw", "credential", "access", "auth")
+_PW_NAMES_OK = frozenset(("password", "passwd", "pwd", "pass", "secret", "passphrase"))
 
 
 def _names_a_secret(value: str, words: int = 1) -> bool:
@@ -1285,13 +1369,17 @@ _PROSE_WORDS = (
 _PROSE = frozenset(_PROSE_WORDS.split(" "))
 
 
+_PW_EXCLUDE: tuple[str, ...] = ()  # set below, once every exclusion list is defined
+
+
 def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
     """A quoted literal under a password-ish key (``"password": "hunter-two"``, also escaped
     inside JSON text). Unlike ``generic-assignment`` an all-letter value counts: a quoted
     literal is not a code identifier, and human passwords are often plain words."""
     subject = low if len(low) == len(text) else text.lower()
     for m in _QUOTED_PW().finditer(subject):
-        if any(x in m.group(1) for x in _FIELD_EXCLUDE + _GEN_EXCLUDE + _ABOUT_PASSWORD):
+        name = m.group(1)
+        if name not in _PW_NAMES_OK and any(x in name for x in _PW_EXCLUDE):
             continue  # password_file, secret_name, pwd_hint, SecretArn: about a secret
         start, end = m.span(3)
         value = text[start:end]
@@ -1403,7 +1491,9 @@ def builtin_rules() -> list[Rule]:
         rule_id: str, keywords: tuple[str, ...], pattern: str, **kw: Any
     ) -> Rule:  # known-format: shape filter only
         kw.setdefault("validate", lambda v: not ft(v))
-        return Rule(rule_id, keywords, pattern, **kw)
+        rule = Rule(rule_id, keywords, pattern, **kw)
+        rule.in_token = True
+        return rule
 
     rules = [
         Rule("private-key", ("-----begin",), finder=_pem_finder),
@@ -1566,6 +1656,9 @@ def builtin_rules() -> list[Rule]:
             finder=_generic_finder,
         ),
     ]
+    for rule in rules:
+        if rule.id == "slack-token":
+            rule.in_token = True  # xoxb-… / xapp-…: one run of 16+ token characters
     return rules
 
 
@@ -1636,6 +1729,7 @@ _FIELD_EXCLUDE = (
 )  # fmt: skip
 _PASSWORDISH = ("password", "passwd", "passphrase", "pwd", "secret")
 _EXCLUDE_ALL = _FIELD_EXCLUDE + _GEN_EXCLUDE
+_PW_EXCLUDE = _EXCLUDE_ALL + _ABOUT_PASSWORD
 _KEY_HINTS = ("key", "token", "secret", "passw", "pwd", "credential", "auth", "cookie")
 
 
