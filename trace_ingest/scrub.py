@@ -114,7 +114,13 @@ class Scrubber:
         # Bulk scrubbing (import, sync, ``trail scrub``) may use one Aho-Corasick pass for
         # the keyword prefilter instead of one ``in`` test per keyword (docs/scrubbing.md,
         # "Prefilter engine"); the hook never does: it stays standard-library only.
-        self._automaton: Any = _automaton(self._keywords) if bulk else None
+        # Keywords that occur all through ordinary text (``key``, ``token``, ``://``) are
+        # tested with ``in`` even in bulk: one C search each beats iterating every occurrence
+        # out of the automaton in Python.
+        common = tuple((k, v) for k, v in self._keywords if k in _COMMON_KEYWORDS or len(k) <= 2)
+        self._kw_common = common
+        rare = tuple((k, v) for k, v in self._keywords if (k, v) not in common)
+        self._automaton: Any = _automaton(rare) if bulk else None
         self._always: tuple[int, ...] = tuple(kw.get("", ()))  # rules without keywords
 
     # -- key and fingerprint
@@ -154,6 +160,9 @@ class Scrubber:
         hit: set[int] = set()
         if self._automaton is not None:
             hit.update(self._always)
+            for kw, idxs in self._kw_common:
+                if kw in low:
+                    hit.update(idxs)
             for _, idxs in self._automaton.iter(low):
                 hit.update(idxs)
         else:
@@ -551,6 +560,12 @@ def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
 
 def _is_name(value: str) -> bool:
     return all(c.isalpha() or c in "_.-" for c in value)
+
+
+_COMMON_KEYWORDS = frozenset(
+    ("key", "token", "pass", "secret", "auth", "pwd", "credential", "://", "--", "-u", "</",
+     "value=", "bearer", "cookie", "account", "api-key", "machine", "pat", "-----begin")
+)  # fmt: skip
 
 
 def _automaton(keywords: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:
