@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 # harness listed there without an adapter here has its payloads recorded as kind ``other``.
 ADAPTERS: dict[str, str] = {
     "claude-code": "hooks.claude_code",
+    "copilot-cli": "hooks.copilot_cli",
     "vibe": "hooks.vibe",
     "vscode": "hooks.vscode",
 }

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from telemetry import copilot_pairing
 from telemetry.lifecycle import to_epoch
 
 RESULT_KINDS = frozenset({"tool_result", "tool_error"})
@@ -140,7 +141,11 @@ def is_quiet(ev: dict[str, Any]) -> bool:
 
 def canonical(events: Iterable[dict[str, Any]]) -> Canonical:
     """Merge and order one session's stored events (see the module docstring)."""
-    groups = _group(_link_permission_requests(list(events)))
+    stored = list(events)
+    if copilot_pairing.needs_pairing(stored):
+        # Copilot CLI hooks carry no call ids: pair them first (telemetry.copilot_pairing).
+        stored = copilot_pairing.pair(stored)
+    groups = _group(_link_permission_requests(stored))
     out = Canonical(events=[])
     merged = [_merge(g, out) for g in groups]
     _mark_compaction_attempts(merged, groups)
@@ -292,6 +297,9 @@ def _identity(
         return (kind, agent)
     if kind == "notification" and ev.get("parent_call_id"):
         return ("notification", ev["parent_call_id"])
+    if kind == "notification" and ev.get("harness") == "copilot-cli":
+        # Copilot's notification hook and its log's system.notification carry the same text.
+        return nth("notification", agent, str(ev.get("text") or "").strip())
     if kind == "agent_stop":
         if stop_by_prompt:
             return ("stop", agent, _field(ev, "prompt_id"))
