@@ -1,6 +1,10 @@
 """Hooks for liveness, the transcript for truth: read a hooked session's transcript once it
 closes, so the session is reconciled without the user asking (docs/reconciliation.md).
 
+Copilot CLI works the same way: its ``agentStop``/``subagentStart``/``preCompact`` payloads (and
+trail's own session bounds) name ``$COPILOT_HOME/session-state/<session id>/events.jsonl``
+(real-harnesses.md §2.3), read through the Copilot importer (``check_copilot_log``).
+
 Every Claude Code hook payload names its session's ``transcript_path``. When the mirror sees a
 hooked session closed (its SessionEnd, or the idle sweep), the next sync imports that
 transcript (and its ``subagents/`` folder) through the ordinary importer, which appends only
@@ -18,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,11 +110,14 @@ def _transcript_path(db: Database, key: str) -> str | None:
     return str(row[0]) if row and isinstance(row[0], str) and row[0] else None
 
 
-def check_transcript(path: str, session_id: str) -> tuple[os.stat_result | None, str | None]:
-    """The file's stat when trail may read it as this session's transcript, else why not."""
+def check_transcript(
+    path: str, session_id: str, name: str | None = None
+) -> tuple[os.stat_result | None, str | None]:
+    """The file's stat when trail may read it as this session's transcript, else why not
+    (``name``: the file name it must have, default ``<session id>.jsonl``)."""
     if not os.path.isabs(path):
         return None, "transcript path is not absolute"
-    if os.path.basename(path) != f"{session_id}.jsonl":
+    if os.path.basename(path) != (name or f"{session_id}.jsonl"):
         return None, "file name is not <session id>.jsonl"
     try:
         st = os.lstat(path)
@@ -128,6 +136,16 @@ def check_transcript(path: str, session_id: str) -> tuple[os.stat_result | None,
     return st, None
 
 
+def check_copilot_log(path: str, session_id: str) -> tuple[os.stat_result | None, str | None]:
+    """The file's stat when trail may read it as this Copilot session's log, else why not:
+    ``…/session-state/<session id>/events.jsonl`` exactly, and the checks of a transcript."""
+    if os.path.basename(path) != "events.jsonl":
+        return None, "file name is not events.jsonl"
+    if os.path.basename(os.path.dirname(path)) != session_id:
+        return None, "folder name is not the session id"
+    return check_transcript(path, session_id, name="events.jsonl")
+
+
 def _subagent_files(path: str) -> list[str]:
     folder = os.path.join(path[: -len(".jsonl")], "subagents")
     try:
@@ -142,9 +160,11 @@ def _subagent_files(path: str) -> list[str]:
     return out
 
 
-def _fingerprint(path: str, st: os.stat_result) -> list[Any]:
+def _fingerprint(
+    path: str, st: os.stat_result, related: Callable[[str], list[str]] = _subagent_files
+) -> list[Any]:
     parts: list[Any] = [path, st.st_size, st.st_mtime_ns, st.st_ino]
-    for sub in _subagent_files(path):
+    for sub in related(path):
         try:
             s = os.lstat(sub)
         except OSError:
@@ -153,17 +173,58 @@ def _fingerprint(path: str, st: os.stat_result) -> list[Any]:
     return parts
 
 
-def reconcile_closed(db: Database, home: str) -> ReconcileReport:
-    """Import the transcript of every closed, hooked Claude Code session that changed since
-    trail last read it. Returns what was read; never raises for a bad path (it is reported)."""
+@dataclass(frozen=True)
+class SessionFile:
+    """How one harness's closed, hooked sessions meet the file the harness itself keeps."""
+
+    harness: str
+    check: Callable[[str, str], tuple[os.stat_result | None, str | None]]
+    related: Callable[[str], list[str]]  # more files read with it (Claude's subagents/)
+    importer: Callable[[str], Any]  # home -> an importer with run(paths) -> report
+
+
+def _claude_importer(home: str) -> Any:
     from trace_ingest.importers.claude_transcript import ClaudeTranscriptImporter
 
+    return ClaudeTranscriptImporter(home)
+
+
+def _copilot_importer(home: str) -> Any:
+    from trace_ingest.importers.copilot_events import CopilotImporter
+
+    return CopilotImporter(home)
+
+
+SESSION_FILES: tuple[SessionFile, ...] = (
+    SessionFile(HARNESS, check_transcript, _subagent_files, _claude_importer),
+    SessionFile("copilot-cli", check_copilot_log, lambda path: [], _copilot_importer),
+)
+
+
+def reconcile_closed(db: Database, home: str) -> ReconcileReport:
+    """Import the session file of every closed, hooked session (Claude Code transcripts,
+    Copilot CLI logs) that changed since trail last read it. Returns what was read; never
+    raises for a bad path (it is reported)."""
     report = ReconcileReport()
     state = _load_state(home)
     changed = False
+    for source in SESSION_FILES:
+        changed = _reconcile(db, home, source, state, report) or changed
+    if changed:
+        # The state only saves reading unchanged files again (imports are idempotent): a
+        # full disk here must not fail the read command that synced.
+        with contextlib.suppress(OSError):
+            _save_state(home, state)
+    return report
+
+
+def _reconcile(
+    db: Database, home: str, source: SessionFile, state: dict[str, Any], report: ReconcileReport
+) -> bool:
+    changed = False
     rows = db.execute(
         "SELECT key, session_id, event_count FROM sessions WHERE harness = ? AND state = 'closed'",
-        [HARNESS],
+        [source.harness],
     ).fetchall()
     for key, session_id, event_count in rows:
         entry = state.get(key) if isinstance(state.get(key), dict) else None
@@ -176,18 +237,18 @@ def reconcile_closed(db: Database, home: str) -> ReconcileReport:
                 state[key] = {"path": None, "events": event_count}
                 changed = True
                 continue
-        st, why = check_transcript(path, str(session_id or ""))
+        st, why = source.check(path, str(session_id or ""))
         if st is None:
             if entry is None or entry.get("refused") != why:
                 report.refused.append({"key": key, "path": path, "reason": str(why)})
                 state[key] = {"path": path, "refused": why, "events": event_count}
                 changed = True
             continue
-        fingerprint = _fingerprint(path, st)
+        fingerprint = _fingerprint(path, st, source.related)
         if entry is not None and entry.get("read") == fingerprint:
             continue
         try:
-            result = ClaudeTranscriptImporter(home).run([path, *_subagent_files(path)])
+            result = source.importer(home).run([path, *source.related(path)])
         except TrailError as exc:
             report.refused.append({"key": key, "path": path, "reason": str(exc)})
             state[key] = {"path": path, "refused": str(exc), "events": event_count}
@@ -197,12 +258,7 @@ def reconcile_closed(db: Database, home: str) -> ReconcileReport:
         report.events_written += result.events_written
         state[key] = {"path": path, "read": fingerprint, "events": event_count}
         changed = True
-    if changed:
-        # The state only saves reading unchanged files again (imports are idempotent): a
-        # full disk here must not fail the read command that synced.
-        with contextlib.suppress(OSError):
-            _save_state(home, state)
-    return report
+    return changed
 
 
 # ---- Mistral Vibe --------------------------------------------------------------------------

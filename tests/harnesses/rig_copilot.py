@@ -1,0 +1,188 @@
+"""Run the real Copilot CLI once, offline, against the fake OpenAI model, with trail's hooks.
+
+One run = one folder (the layout of ``rig.py``)::
+
+    <run>/home/             scratch HOME; Copilot's state in home/.copilot (COPILOT_HOME default):
+                            hooks/trail.json (from `trail install`), session-state/<id>/events.jsonl
+    <run>/tmp/              scratch TMPDIR
+    <run>/project/          the project and the scenario's files (the working folder)
+    <run>/trail-home/       TRAIL_HOME: what trail recorded
+    <run>/fake-model.jsonl  every request the fake model received
+    <run>/script.json       the script it played
+    <run>/stream.jsonl      copilot's --output-format json output
+    <run>/stderr.txt        copilot's stderr
+    <run>/run.json          the run's summary (session id, exit code, timings)
+
+The recipe is real-harnesses.md §2.1: BYOK against the fake (``COPILOT_PROVIDER_BASE_URL``),
+``COPILOT_OFFLINE=true``, no GitHub sign-in, ``-p`` with every tool and path allowed and the
+folder trusted. Hooks are registered with ``trail install --harness copilot-cli`` exactly as a
+user runs it (user level: ``$COPILOT_HOME/hooks/trail.json``). The unpacked program is shared
+between runs (``install.program_env``). Only 127.0.0.1 is ever contacted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.harnesses import install
+from tests.harnesses.fake_openai import MODEL, FakeOpenAI
+from tests.harnesses.rig import (
+    RunContext,
+    RunPaths,
+    _run_members,
+    _session_members,
+    base_env,
+    trail,
+)
+from tests.harnesses.versions import PINS
+
+RUN_TIMEOUT = 120.0
+SETTLE_TIMEOUT = 30.0
+PIN = PINS["copilot-cli"]
+
+
+@dataclass
+class CopilotScenario:
+    name: str
+    description: str
+    prompt: Callable[[RunContext], str]
+    script: Callable[[RunContext], dict[str, list[Any]]]
+    files: Callable[[RunContext], dict[str, str]] = lambda ctx: {}
+    prepare: Callable[[RunContext], None] | None = None
+    subagents: int = 0
+    # Copilot's own exit code for the run (1 after a model error, real-harnesses.md §2.1).
+    exit_code: int = 0
+    # What the scenario is about, checked by its own test (e.g. "exit_code_2").
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CopilotRun:
+    scenario: str
+    paths: RunPaths
+    session_id: str
+    returncode: int
+    seconds: float
+    settle_seconds: float
+    lingering_after_settle: list[str]
+    stream: list[dict[str, Any]]
+    ctx: RunContext
+
+    @property
+    def copilot_home(self) -> Path:
+        return self.paths.home / ".copilot"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "session_id": self.session_id,
+            "returncode": self.returncode,
+            "seconds": round(self.seconds, 3),
+            "settle_seconds": round(self.settle_seconds, 3),
+            "lingering_after_settle": self.lingering_after_settle,
+            "paths": {k: str(getattr(self.paths, k)) for k in ("home", "project", "trail_home")},
+            "values": self.ctx.values,
+        }
+
+
+def copilot_env(paths: RunPaths, base_url: str) -> dict[str, str]:
+    """The run's environment: scratch HOME, the fake as BYOK provider, nothing of the caller's."""
+    return base_env(
+        paths,
+        COPILOT_OFFLINE="true",
+        COPILOT_AUTO_UPDATE="false",
+        COPILOT_PROVIDER_BASE_URL=base_url + "/v1",
+        COPILOT_PROVIDER_API_KEY="sk-fake",
+        COPILOT_MODEL=MODEL,
+        **install.program_env(PIN),
+    )
+
+
+def prepare_run(scenario: CopilotScenario, root: Path) -> RunContext:
+    if root.exists():
+        shutil.rmtree(root)
+    paths = RunPaths(root)
+    for d in (paths.home, paths.tmp, paths.project, paths.trail_home):
+        d.mkdir(parents=True)
+    ctx = RunContext(paths)
+    if scenario.prepare:
+        scenario.prepare(ctx)
+    for rel, content in scenario.files(ctx).items():
+        target = paths.project / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    # Exactly as a user: `trail install --harness copilot-cli` (user level, ~/.copilot/hooks).
+    trail(paths, "install", "--harness", "copilot-cli")
+    return ctx
+
+
+def run(scenario: CopilotScenario, root: Path, copilot: Path) -> CopilotRun:
+    """Run ``scenario`` once in ``root`` (emptied first) and wait for its hooks to settle."""
+    ctx = prepare_run(scenario, root)
+    paths = ctx.paths
+    script = scenario.script(ctx)
+    (root / "script.json").write_text(json.dumps(script, indent=2) + "\n")
+    prompt = scenario.prompt(ctx)
+    with FakeOpenAI(script, paths.server_log) as fake:
+        cmd = [
+            str(copilot),
+            "-p",
+            prompt,
+            "--allow-all-tools",
+            "--allow-all-paths",
+            "--trust-folder",
+            "--no-auto-update",
+            "--output-format",
+            "json",
+        ]
+        started = time.monotonic()
+        with paths.stream.open("wb") as out, paths.stderr.open("wb") as err:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=paths.project,
+                env=copilot_env(paths, fake.base_url),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            try:
+                returncode = proc.wait(timeout=RUN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)  # our own process group
+                proc.wait()
+                raise AssertionError(
+                    f"{scenario.name}: copilot did not finish in {RUN_TIMEOUT}s; see {root}"
+                ) from None
+        seconds = time.monotonic() - started
+        settle_start = time.monotonic()
+
+        def alive() -> list[str]:
+            return sorted(set(_session_members(proc.pid)) | set(_run_members(paths.trail_home)))
+
+        lingering = alive()
+        while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
+            time.sleep(0.1)
+            lingering = alive()
+        settle = time.monotonic() - settle_start
+    stream = []
+    for line in paths.stream.read_text().splitlines():
+        try:
+            stream.append(json.loads(line))
+        except ValueError:
+            stream.append({"unparsed": line})
+    logs = sorted((paths.home / ".copilot" / "session-state").glob("*/events.jsonl"))
+    session_id = logs[0].parent.name if len(logs) == 1 else ""
+    result = CopilotRun(
+        scenario.name, paths, session_id, returncode, seconds, settle, lingering, stream, ctx
+    )
+    (root / "run.json").write_text(json.dumps(result.summary(), indent=2) + "\n")
+    return result

@@ -1,0 +1,191 @@
+"""The Copilot CLI rig's scenarios: a prompt, a project and a fake-model script each.
+
+Tool names and inputs are Copilot's own (the tool list 1.0.102 offers the model,
+real-harnesses.md §2.1): ``view {path}``, ``bash {command, description}``, ``edit {path,
+old_str, new_str}``, ``create {path, file_text}``, ``grep {pattern, paths}``, ``task {name,
+description, prompt, agent_type, mode}``. Scripts use absolute paths inside the run's project.
+Add one by writing a :class:`~tests.harnesses.rig_copilot.CopilotScenario` and listing it in
+``SCENARIOS`` (docs/testing.md, "Copilot CLI").
+"""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+import string
+from typing import Any
+
+from tests.harnesses.rig import RunContext
+from tests.harnesses.rig_copilot import CopilotScenario
+
+NOTES = "The quick brwn fox.\nSecond line.\n"
+
+
+def bash(command: str, description: str = "") -> dict[str, Any]:
+    return {"name": "bash", "input": {"command": command, "description": description or command}}
+
+
+def view(path: str) -> dict[str, Any]:
+    return {"name": "view", "input": {"path": path}}
+
+
+def _p(ctx: RunContext, rel: str) -> str:
+    return str(ctx.paths.project / rel)
+
+
+# -- a read and a shell command, in parallel ---------------------------------------------------
+
+READ_AND_SHELL = CopilotScenario(
+    name="read_and_shell",
+    description="view + bash as two parallel calls of one message, then one bash alone",
+    files=lambda ctx: {"notes.txt": NOTES},
+    prompt=lambda ctx: "Look at the notes and check the shell.",
+    script=lambda ctx: {
+        "main": [
+            [view(_p(ctx, "notes.txt")), bash("echo parallel-ok", "echo")],
+            [bash("ls " + shlex.quote(str(ctx.paths.project)), "list")],
+        ]
+    },
+)
+
+# -- failing tools -----------------------------------------------------------------------------
+
+FAILING_TOOL = CopilotScenario(
+    name="failing_tool",
+    description="view of a missing file (postToolUseFailure); bash exiting 2 (a 1.0.102 success)",
+    facts={"exit_codes": [2, 0]},
+    prompt=lambda ctx: "Read the missing file, then run the failing check.",
+    script=lambda ctx: {
+        "main": [
+            [view(_p(ctx, "missing.txt"))],
+            [bash("echo failing; exit 2", "fails")],
+            [bash("echo after-failure", "after")],
+        ]
+    },
+)
+
+# -- an edit of the read file ------------------------------------------------------------------
+
+READ_EDIT = CopilotScenario(
+    name="read_edit",
+    description="view a file, edit it, create a new one, cat the result",
+    files=lambda ctx: {"notes.txt": NOTES},
+    prompt=lambda ctx: "Fix the typo in notes.txt and write a summary file.",
+    facts={"notes_after": "The quick brown fox.\nSecond line.\n"},
+    script=lambda ctx: {
+        "main": [
+            [view(_p(ctx, "notes.txt"))],
+            [
+                {
+                    "name": "edit",
+                    "input": {"path": _p(ctx, "notes.txt"), "old_str": "brwn", "new_str": "brown"},
+                }
+            ],
+            [
+                {
+                    "name": "create",
+                    "input": {"path": _p(ctx, "summary.txt"), "file_text": "Fixed a typo.\n"},
+                }
+            ],
+            [bash("cat " + shlex.quote(_p(ctx, "notes.txt")), "show")],
+        ]
+    },
+)
+
+# -- a run-time secret -------------------------------------------------------------------------
+
+
+def _make_secret(ctx: RunContext) -> None:
+    alphabet = string.ascii_letters + string.digits
+    ctx.secret = "ghp_" + "".join(secrets.choice(alphabet) for _ in range(36))
+
+
+SECRET_IN_COMMAND = CopilotScenario(
+    name="secret_in_command",
+    description="A GitHub token (made at run time) in the prompt, a command, its output, a file",
+    prepare=_make_secret,
+    prompt=lambda ctx: f"Check that the token {ctx.secret} is set for the deploy script.",
+    script=lambda ctx: {
+        "main": [
+            [bash(f"export GITHUB_TOKEN={ctx.secret}; echo token=$GITHUB_TOKEN", "token")],
+            [bash(f"echo {ctx.secret} > {shlex.quote(_p(ctx, 'token.txt'))}", "save")],
+            [view(_p(ctx, "token.txt"))],
+        ]
+    },
+)
+
+# -- parallel calls, two of them identical -----------------------------------------------------
+
+PARALLEL_CALLS = CopilotScenario(
+    name="parallel_calls",
+    description="Three bash in one message (two identical, so the pairing must count), then "
+    "view + grep in one message",
+    files=lambda ctx: {"notes.txt": NOTES},
+    prompt=lambda ctx: "Run the checks together.",
+    script=lambda ctx: {
+        "main": [
+            [
+                bash("sleep 0.3; echo slow", "slow"),
+                bash("echo same", "same"),
+                bash("echo same", "same"),
+            ],
+            [
+                view(_p(ctx, "notes.txt")),
+                {"name": "grep", "input": {"pattern": "fox", "paths": str(ctx.paths.project)}},
+            ],
+        ]
+    },
+)
+
+# -- a subagent --------------------------------------------------------------------------------
+
+SUBAGENT = CopilotScenario(
+    name="subagent",
+    description="A sync task subagent running bash + view in parallel; the main agent goes on",
+    subagents=1,
+    files=lambda ctx: {"notes.txt": NOTES},
+    prompt=lambda ctx: "Ask a helper to check the build.",
+    script=lambda ctx: {
+        "main": [
+            [
+                {
+                    "name": "task",
+                    "input": {
+                        "name": "checker",
+                        "description": "check the build",
+                        "prompt": "Child: check the build.",
+                        "agent_type": "task",
+                        "mode": "sync",
+                    },
+                }
+            ],
+            [bash("echo main-after", "after")],
+        ],
+        "child": [[bash("echo child-ok", "child"), view(_p(ctx, "notes.txt"))]],
+    },
+)
+
+# -- the model fails mid-session ---------------------------------------------------------------
+
+MODEL_ERROR = CopilotScenario(
+    name="model_error",
+    description="One call, then the model answers HTTP 400: errorOccurred, sessionEnd 'error'",
+    exit_code=1,
+    prompt=lambda ctx: "Run one check.",
+    script=lambda ctx: {
+        "main": [[bash("echo before-error", "before")], {"error": 400, "message": "fake failure"}]
+    },
+)
+
+SCENARIOS: dict[str, CopilotScenario] = {
+    s.name: s
+    for s in (
+        READ_AND_SHELL,
+        FAILING_TOOL,
+        READ_EDIT,
+        SECRET_IN_COMMAND,
+        PARALLEL_CALLS,
+        SUBAGENT,
+        MODEL_ERROR,
+    )
+}
