@@ -222,10 +222,11 @@ def _ensure_folder(folder: str) -> None:
 # The table of registrars, typed so mypy checks every registrar (and, through its ``adapter``,
 # every adapter module) against the Protocols. Imported last: registrars use the helpers above.
 from hooks._protocols import Registrar  # noqa: E402
-from hooks.registrars import claude_code, vibe, vscode  # noqa: E402
+from hooks.registrars import claude_code, copilot_cli, vibe, vscode  # noqa: E402
 
 REGISTRARS: dict[str, Registrar] = {
     "claude-code": claude_code.REGISTRAR,
+    "copilot-cli": copilot_cli.REGISTRAR,
     "vibe": vibe.REGISTRAR,
     "vscode": vscode.REGISTRAR,
 }

@@ -122,6 +122,9 @@ CAPABILITIES: dict[str, frozenset[str]] = {
 }
 
 USER_HOOKS = "hooks/trail.json"  # under $COPILOT_HOME (default ~/.copilot)
+# trail's command ends with this so it exits 0 even when the trail program is gone: a failing
+# preToolUse command denies the tool (hooks/registrars/copilot_cli.py).
+GUARD = " || true"
 
 
 def copilot_home() -> str:
@@ -161,8 +164,17 @@ class CopilotCli(Harness):
         return found
 
     def command_of(self, handler: dict[str, Any]) -> Any:
-        """The shell command a handler runs (``bash``, else the cross-platform ``command``)."""
-        return handler.get("bash") if handler.get("bash") is not None else handler.get("command")
+        """The trail command a handler runs: its ``bash`` (else the cross-platform
+        ``command``), without the ``|| true`` guard trail adds to its own exact command, so
+        ``trail doctor`` checks and probes the command itself."""
+        command = handler.get("bash") if handler.get("bash") is not None else handler.get("command")
+        if isinstance(command, str) and command.endswith(GUARD):
+            from trace_ingest.settings_io import own_executable
+
+            bare = command[: -len(GUARD)]
+            if own_executable(bare, self.id):
+                return bare
+        return command
 
 
 DESCRIPTOR = CopilotCli(

@@ -406,7 +406,6 @@ class CopilotImporter:
         from trace_ingest.config import load_config
         from trace_ingest.events import now_iso
         from trace_ingest.importers._pipeline import TraceWriter
-        from trace_ingest.importers.claude_transcript import ImportReport
         from trace_ingest.paths import ensure_home, trail_home
         from trace_ingest.scrub import load_scrubber
 
@@ -416,7 +415,7 @@ class CopilotImporter:
         self.max_line = int(capture["max_payload_bytes"])
         self.scrubber = load_scrubber(self.home)
         self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
-        self.report = ImportReport(task=task)
+        self.report = _report(task)
         self.received_at = now_iso()
         self._seen: set[tuple[str, str]] = set()
 
@@ -522,6 +521,17 @@ class CopilotImporter:
             summary.written += self.writer.append(sid, events)
         self.report.files.append(summary)
         return summary
+
+
+def _report(task: str | None) -> Any:
+    """The shared import report, naming this importer's harness and source."""
+    from trace_ingest.importers.claude_transcript import ImportReport
+
+    class CopilotReport(ImportReport):
+        def as_dict(self) -> dict[str, Any]:
+            return {**super().as_dict(), "harness": HARNESS, "source": SOURCE}
+
+    return CopilotReport(task=task)
 
 
 def import_paths(paths: Iterable[str], home: str | None = None, task: str | None = None) -> Any:

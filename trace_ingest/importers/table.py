@@ -25,5 +25,6 @@ from __future__ import annotations
 
 IMPORTERS: dict[str, str] = {
     "claude-code": "trace_ingest.importers.claude_transcript",
+    "copilot-cli": "trace_ingest.importers.copilot_events",
     "vibe": "trace_ingest.importers.vibe_store",
 }
