@@ -199,9 +199,25 @@ def normalize(payload: dict[str, Any], received_at: str, digest: str) -> list[Ev
     fill = _FILL.get(kind)
     if fill is not None:
         fill(ev, rest)
+    if kind in ("session_start", "session_end") and "transcript_path" not in rest:
+        _name_log(session_id, rest)
     if rest:
         ev["extra"] = rest
     return [ev]
+
+
+def _name_log(session_id: str, rest: dict[str, Any]) -> None:
+    """Only agentStop, subagent and preCompact payloads name the session's log; a session cut
+    short (a model error) has none of them. The log is always
+    ``$COPILOT_HOME/session-state/<id>/events.jsonl`` (real-harnesses.md §2.4) and the hook
+    runs with Copilot's environment: session bounds name it when it is there, so the mirror can
+    reconcile the session with it (telemetry.reconcile)."""
+    if not session_id or "/" in session_id or session_id[:1] == ".":
+        return
+    log = os.path.join(copilot_home(), "session-state", session_id, "events.jsonl")
+    if os.path.isfile(log):
+        rest["transcript_path"] = log
+        rest["transcript_path_from"] = "copilot_home"
 
 
 def _fill_tool(ev: Event, rest: dict[str, Any]) -> None:

@@ -57,6 +57,8 @@ class CopilotScenario:
     script: Callable[[RunContext], dict[str, list[Any]]]
     files: Callable[[RunContext], dict[str, str]] = lambda ctx: {}
     prepare: Callable[[RunContext], None] | None = None
+    # Edits the hooks file `trail install` wrote (home/.copilot/hooks/trail.json) before the run.
+    patch_hooks: Callable[[dict[str, Any], RunContext], None] | None = None
     subagents: int = 0
     # Copilot's own exit code for the run (1 after a model error, real-harnesses.md §2.1).
     exit_code: int = 0
@@ -121,6 +123,11 @@ def prepare_run(scenario: CopilotScenario, root: Path) -> RunContext:
         target.write_text(content)
     # Exactly as a user: `trail install --harness copilot-cli` (user level, ~/.copilot/hooks).
     trail(paths, "install", "--harness", "copilot-cli")
+    if scenario.patch_hooks:
+        hooks_file = paths.home / ".copilot" / "hooks" / "trail.json"
+        data = json.loads(hooks_file.read_text())
+        scenario.patch_hooks(data, ctx)
+        hooks_file.write_text(json.dumps(data, indent=2) + "\n")
     return ctx
 
 

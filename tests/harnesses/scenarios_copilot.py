@@ -13,8 +13,11 @@ from __future__ import annotations
 import secrets
 import shlex
 import string
+from collections.abc import Callable
 from typing import Any
 
+from hooks import install  # noqa: F401  (first: the registrar table imports the registrars)
+from hooks.registrars.copilot_cli import own_command
 from tests.harnesses.rig import RunContext
 from tests.harnesses.rig_copilot import CopilotScenario
 
@@ -176,6 +179,43 @@ MODEL_ERROR = CopilotScenario(
         "main": [[bash("echo before-error", "before")], {"error": 400, "message": "fake failure"}]
     },
 )
+
+# -- trail uninstalled under a live registration: the tool calls must still run --------------
+
+
+def _gone(guarded: bool) -> Callable[[dict[str, Any], RunContext], None]:
+    """Point every registered command at a trail that does not exist (an uninstalled or moved
+    trail), in exactly the form `trail install` writes; without the guard for the control."""
+
+    def patch(data: dict[str, Any], ctx: RunContext) -> None:
+        gone = str(ctx.paths.root / "uninstalled" / "bin" / "trail")
+        command = own_command(gone) if guarded else shlex.join([gone, "hook", "copilot-cli"])
+        for entries in data["hooks"].values():
+            for entry in entries:
+                entry["bash"] = command
+        ctx.values["gone"] = gone
+
+    return patch
+
+
+def _gone_scenario(name: str, guarded: bool) -> CopilotScenario:
+    return CopilotScenario(
+        name=name,
+        description="trail's program removed after `trail install`"
+        + ("" if guarded else ", and the `|| true` guard taken off (the control)"),
+        patch_hooks=_gone(guarded),
+        prompt=lambda ctx: "Write the marker file.",
+        script=lambda ctx: {
+            "main": [[bash("echo ran > " + shlex.quote(_p(ctx, "ran.txt")), "mark")]]
+        },
+    )
+
+
+TRAIL_GONE = _gone_scenario("trail_gone", guarded=True)
+TRAIL_GONE_UNGUARDED = _gone_scenario("trail_gone_unguarded", guarded=False)
+GUARD_SCENARIOS: dict[str, CopilotScenario] = {
+    s.name: s for s in (TRAIL_GONE, TRAIL_GONE_UNGUARDED)
+}
 
 SCENARIOS: dict[str, CopilotScenario] = {
     s.name: s
