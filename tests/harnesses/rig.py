@@ -279,6 +279,21 @@ def launch(
     return proc.pid, returncode, time.monotonic() - started
 
 
+def settled(pid: int, paths: RunPaths) -> tuple[float, list[str]]:
+    """Wait (at most ``SETTLE_TIMEOUT``) until no process of the harness's session ``pid`` and
+    none naming the run's TRAIL_HOME is left: ``(seconds waited, processes still alive)``."""
+    start = time.monotonic()
+
+    def alive() -> list[str]:
+        return sorted(set(_session_members(pid)) | set(_run_members(paths.trail_home)))
+
+    lingering = alive()
+    while lingering and time.monotonic() - start < SETTLE_TIMEOUT:
+        time.sleep(0.1)
+        lingering = alive()
+    return time.monotonic() - start, lingering
+
+
 def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
     """Run ``scenario`` once in ``root`` (emptied first) and wait for its hooks to settle."""
     ctx = prepare_run(scenario, root)
@@ -308,16 +323,7 @@ def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
         ]
         pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: claude")
         # Async hooks Claude started may still run; wait for its session to empty.
-        settle_start = time.monotonic()
-
-        def alive() -> list[str]:
-            return sorted(set(_session_members(pid)) | set(_run_members(paths.trail_home)))
-
-        lingering = alive()
-        while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
-            time.sleep(0.1)
-            lingering = alive()
-        settle = time.monotonic() - settle_start
+        settle, lingering = settled(pid, paths)
     stream = [json.loads(line) for line in paths.stream.read_text().splitlines() if line.strip()]
     session_id = next(
         (str(m["session_id"]) for m in stream if m.get("type") == "system" and "session_id" in m),

@@ -23,10 +23,7 @@ between runs (``install.program_env``). Only 127.0.0.1 is ever contacted.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,18 +31,9 @@ from typing import Any
 
 from tests.harnesses import install
 from tests.harnesses.fake_openai import MODEL, FakeOpenAI
-from tests.harnesses.rig import (
-    RunContext,
-    RunPaths,
-    _run_members,
-    _session_members,
-    base_env,
-    trail,
-)
+from tests.harnesses.rig import RunContext, RunPaths, base_env, launch, settled, trail
 from tests.harnesses.versions import PINS
 
-RUN_TIMEOUT = 120.0
-SETTLE_TIMEOUT = 30.0
 PIN = PINS["copilot-cli"]
 
 
@@ -150,36 +138,10 @@ def run(scenario: CopilotScenario, root: Path, copilot: Path) -> CopilotRun:
             "--output-format",
             "json",
         ]
-        started = time.monotonic()
-        with paths.stream.open("wb") as out, paths.stderr.open("wb") as err:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=paths.project,
-                env=copilot_env(paths, fake.base_url),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
-            try:
-                returncode = proc.wait(timeout=RUN_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)  # our own process group
-                proc.wait()
-                raise AssertionError(
-                    f"{scenario.name}: copilot did not finish in {RUN_TIMEOUT}s; see {root}"
-                ) from None
-        seconds = time.monotonic() - started
-        settle_start = time.monotonic()
-
-        def alive() -> list[str]:
-            return sorted(set(_session_members(proc.pid)) | set(_run_members(paths.trail_home)))
-
-        lingering = alive()
-        while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
-            time.sleep(0.1)
-            lingering = alive()
-        settle = time.monotonic() - settle_start
+        env = copilot_env(paths, fake.base_url)
+        returncode, seconds, settle, lingering = launch(
+            cmd, paths, env, f"{scenario.name}: copilot"
+        )
     stream = []
     for line in paths.stream.read_text().splitlines():
         try:

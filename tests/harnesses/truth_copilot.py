@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.harnesses import truth as claude_truth
+
 MAIN = "main"
+HARNESS = "copilot-cli"
 
 
 @dataclass
@@ -108,12 +111,9 @@ def derive(copilot_home: Path, session_id: str | None = None) -> Truth:
 
 
 def hook_trace(trail_home: Path, session_id: str) -> list[dict[str, Any]]:
-    """trail's raw hook capture for the session (every trace.jsonl line with its session id)."""
-    events = []
-    for path in sorted(trail_home.glob("sessions/copilot-cli/*/trace.jsonl")):
-        for raw in path.read_text(encoding="utf-8").splitlines():
-            if raw.strip():
-                ev = json.loads(raw)
-                if ev.get("session_id") == session_id and ev.get("source") == "hook":
-                    events.append(ev)
-    return events
+    """trail's raw hook capture of the session: its trace.jsonl lines written by the hook."""
+    return [
+        e
+        for e in claude_truth.hook_trace(trail_home, session_id, HARNESS)
+        if e.get("source") == "hook"
+    ]

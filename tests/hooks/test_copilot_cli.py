@@ -18,6 +18,7 @@ import pytest
 
 from hooks import copilot_cli
 from tests.conftest import TRAIL, read_trace_lines, run_hook
+from tests.hooks import test_entry as entry_tests
 from trace_ingest.events import validate
 
 RECEIVED = "2026-12-01T12:00:00.000000Z"
@@ -260,19 +261,8 @@ def test_the_hook_records_a_captured_payload_silently(trail_home: Path) -> None:
     assert not (trail_home / "hook-errors.log").exists()
 
 
-PROBE = """
-import io, sys
-before = set(sys.modules)
-sys.argv = ["trail", "hook", "copilot-cli"]
-sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv_payload))
-with open(sys.trail_script) as fh:
-    code = compile(fh.read(), sys.trail_script, "exec")
-try:
-    exec(code, {"__name__": "__main__"})
-except SystemExit:
-    pass
-print(repr(sorted(set(sys.modules) - before)))
-"""
+PROBE = entry_tests.PROBE.replace('"hook", "claude-code"', '"hook", "copilot-cli"')
+assert "copilot-cli" in PROBE
 
 
 def test_hot_path_imports_only_the_standard_library() -> None:
