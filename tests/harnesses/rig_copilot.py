@@ -139,9 +139,8 @@ def run(scenario: CopilotScenario, root: Path, copilot: Path) -> CopilotRun:
             "json",
         ]
         env = copilot_env(paths, fake.base_url)
-        returncode, seconds, settle, lingering = launch(
-            cmd, paths, env, f"{scenario.name}: copilot"
-        )
+        pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: copilot")
+        settle, lingering = settled(pid, paths)
     stream = []
     for line in paths.stream.read_text().splitlines():
         try:
