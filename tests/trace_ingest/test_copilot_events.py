@@ -135,7 +135,7 @@ def test_bad_lines_are_skipped_with_reasons(trail_home: Path, tmp_path: Path) ->
     report = import_paths([str(folder.parent)]).as_dict()
     reasons = [s["reason"] for s in report["skipped"]]
     assert len(reasons) == 4, reasons
-    assert reasons[0] == "JSON value is not an object"
+    assert reasons[0] == "JSON value is an array, not an object"
     assert "type" in reasons[1]
     assert reasons[2].startswith("invalid UTF-8")
     assert reasons[3].startswith("truncated last line")

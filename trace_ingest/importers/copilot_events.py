@@ -22,6 +22,13 @@ from typing import Any
 
 from trace_ingest.events import new_event
 from trace_ingest.harnesses import copilot_cli as descriptor  # tables shared with the hook
+from trace_ingest.importers._pipeline import (
+    FileWalk,
+    ImportReport,
+    LineImporter,
+    expand_paths,
+    normalize_ts,
+)
 
 HARNESS = "copilot-cli"
 SOURCE = "events-log"
@@ -57,25 +64,17 @@ def _str(value: Any) -> str | None:
 
 
 def find_logs(paths: Iterable[str]) -> list[str]:
-    """Expand files and folders into Copilot logs: a folder is searched for ``events.jsonl``
-    (and, for the older flat layout, ``session-state/*.jsonl``). Raises TrailError for a path
-    that does not exist."""
-    from trace_ingest.errors import TrailError
-
-    found: dict[str, None] = {}
-    for given in paths:
-        if os.path.isdir(given):
-            for root, dirs, files in os.walk(given):
-                dirs.sort()
-                for name in sorted(files):
-                    flat = name.endswith(".jsonl") and os.path.basename(root) == "session-state"
-                    if name == "events.jsonl" or flat:
-                        found.setdefault(os.path.join(root, name))
-        elif os.path.exists(given):
-            found.setdefault(given)
-        else:
-            raise TrailError(f"{given}: no such file or directory")
-    return sorted(found)
+    """Files as given; a folder is searched for ``events.jsonl`` (and, for the older flat
+    layout, ``session-state/*.jsonl``). Raises TrailError for a path that does not exist."""
+    given = list(paths)
+    files = {p for p in given if not os.path.isdir(p)}
+    return sorted(
+        path
+        for path in expand_paths(given, ".jsonl")
+        if path in files
+        or os.path.basename(path) == "events.jsonl"
+        or os.path.basename(os.path.dirname(path)) == "session-state"
+    )
 
 
 def session_of_path(path: str) -> str:
@@ -396,144 +395,45 @@ _HANDLERS = {
 }
 
 
-# ---- the run (moves onto trace_ingest.importers._pipeline.LineImporter) -------------------
+# ---- the run: the shared JSON-lines pipeline ------------------------------------------------
 
 
-class CopilotImporter:
+class _Walk(FileWalk):
+    """One log through the pipeline's gate into a ``CopilotLog``."""
+
+    def __init__(self, run: CopilotImporter, path: str) -> None:
+        super().__init__(run, path)
+        self.log = CopilotLog(path, run.received_at)
+
+    def feed(self, number: int, obj: dict[str, Any], data: bytes) -> None:
+        for ev in self.log.feed(number, obj, normalize_ts(obj.get("timestamp"))):
+            self.events.append((number, ev))
+
+    def close(self) -> None:
+        report = self.run.report
+        for counts, into in (
+            (self.log.ignored, report.ignored),
+            (self.log.not_recorded, report.not_recorded),
+        ):
+            for what, n in counts.items():
+                into[what] = into.get(what, 0) + n
+
+
+class CopilotImporter(LineImporter):
     """Imports Copilot logs into ``$TRAIL_HOME``; one instance per ``trail import`` run."""
 
-    def __init__(self, home: str | None = None, task: str | None = None) -> None:
-        from trace_ingest.config import load_config
-        from trace_ingest.events import now_iso
-        from trace_ingest.importers._pipeline import TraceWriter
-        from trace_ingest.paths import ensure_home, trail_home
-        from trace_ingest.scrub import load_scrubber
+    HARNESS = HARNESS
+    SOURCE = SOURCE
 
-        self.home = ensure_home(home or trail_home())
-        capture = load_config(self.home)["capture"]
-        self.limit = int(capture["max_field_chars"])
-        self.max_line = int(capture["max_payload_bytes"])
-        self.scrubber = load_scrubber(self.home)
-        self.writer = TraceWriter(self.home, HARNESS, self.scrubber)
-        self.report = _report(task)
-        self.received_at = now_iso()
-        self._seen: set[tuple[str, str]] = set()
+    def find_files(self, paths: Iterable[str]) -> list[str]:
+        return find_logs(paths)
 
-    def run(self, paths: Iterable[str]) -> Any:
-        from trace_ingest.errors import AdapterError
-
-        for path in find_logs(paths):
-            try:
-                self.import_file(path)
-            except AdapterError as exc:
-                self.report.errors.append({"file": path, "error": str(exc)})
-        self.report.sessions = [
-            {
-                "session_id": sink.session_id,
-                "key": f"{HARNESS}/{sink.key}",
-                "trace": sink.path,
-                "events_written": sink.written,
-            }
-            for sink in self.writer.sinks.values()
-        ]
-        return self.report
-
-    def import_file(self, path: str) -> Any:
-        from trace_ingest import fastjson
-        from trace_ingest.importers._pipeline import finish
-        from trace_ingest.importers.claude_transcript import (
-            FileSummary,
-            SkippedLine,
-            _read_lines,
-            normalize_ts,
-        )
-
-        summary = FileSummary(path)
-        log = CopilotLog(path, self.received_at)
-        produced: list[tuple[int, dict[str, Any]]] = []
-
-        def skip(number: int, reason: str) -> None:
-            summary.skipped += 1
-            self.report.skipped.append(SkippedLine(path, number, reason))
-
-        for number, raw, size, is_last in _read_lines(path, self.max_line):
-            summary.lines += 1
-            if raw is None:
-                skip(number, f"line of {size} bytes exceeds capture.max_payload_bytes; not parsed")
-                continue
-            if not raw.strip():
-                continue
-            try:
-                obj, _ = fastjson.loads_strict(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                skip(number, f"invalid UTF-8 at byte {exc.start} of the line; not parsed")
-                continue
-            except RecursionError:
-                skip(number, "nested too deeply to parse; not recorded")
-                continue
-            except ValueError as exc:
-                why = "truncated last line (incomplete JSON" if is_last else "malformed JSON"
-                skip(
-                    number,
-                    f"{why}: {exc}" + ("); the file may still be written" if is_last else ""),
-                )
-                continue
-            if not isinstance(obj, dict):
-                skip(number, "JSON value is not an object")
-                continue
-            if not isinstance(obj.get("type"), str) or not obj.get("type"):
-                skip(number, 'object has no "type" line type name')
-                continue
-            ts = normalize_ts(obj.get("timestamp"))
-            for ev in log.feed(number, obj, ts):
-                produced.append((number, ev))
-        for what, n in log.ignored.items():
-            self.report.ignored[what] = self.report.ignored.get(what, 0) + n
-        for what, n in log.not_recorded.items():
-            self.report.not_recorded[what] = self.report.not_recorded.get(what, 0) + n
-        by_session: dict[str, list[dict[str, Any]]] = {}
-        for number, ev in produced:
-            sid = ev["session_id"]
-            summary.events += 1
-            if (sid, ev["id"]) in self._seen:
-                summary.duplicates += 1
-                continue
-            self._seen.add((sid, ev["id"]))
-            if self.writer.known(sid, ev["id"]):
-                summary.already_present += 1
-                continue
-            try:
-                clean = finish(ev, self.scrubber, self.limit)
-            except Exception as exc:  # fail closed: nothing of this event is written
-                self.report.errors.append(
-                    {
-                        "file": path,
-                        "error": f"line {number}: scrubbing failed "
-                        f"({type(exc).__name__}); event not written",
-                    }
-                )
-                continue
-            for rule, n in clean.get("redactions", {}).items():
-                self.report.redactions[rule] = self.report.redactions.get(rule, 0) + n
-            self.report.truncated_fields += len(clean.get("truncated", {}))
-            by_session.setdefault(sid, []).append(clean)
-        for sid, events in by_session.items():
-            summary.written += self.writer.append(sid, events)
-        self.report.files.append(summary)
-        return summary
+    def new_walk(self, path: str) -> FileWalk:
+        return _Walk(self, path)
 
 
-def _report(task: str | None) -> Any:
-    """The shared import report, naming this importer's harness and source."""
-    from trace_ingest.importers.claude_transcript import ImportReport
-
-    class CopilotReport(ImportReport):
-        def as_dict(self) -> dict[str, Any]:
-            return {**super().as_dict(), "harness": HARNESS, "source": SOURCE}
-
-    return CopilotReport(task=task)
-
-
-def import_paths(paths: Iterable[str], home: str | None = None, task: str | None = None) -> Any:
+def import_paths(
+    paths: Iterable[str], home: str | None = None, task: str | None = None
+) -> ImportReport:
     """Import Copilot logs (files or folders) into ``home``; the report of what was done."""
-    return CopilotImporter(home, task).run(paths)
+    return CopilotImporter(home, task).run(list(paths))
