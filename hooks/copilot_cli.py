@@ -203,7 +203,37 @@ def normalize(payload: dict[str, Any], received_at: str, digest: str) -> list[Ev
         _name_log(session_id, rest)
     if rest:
         ev["extra"] = rest
+    if kind == "session_start":
+        return [ev, *_guides(ev, received_at, digest)]
     return [ev]
+
+
+def _guides(start: Event, received_at: str, digest: str) -> list[Event]:
+    """The rule files Copilot reads by construction at session start, as ``guide_loaded``
+    events (docs/events.md, "guide_loaded and skill_loaded"): no Copilot hook announces them.
+    The project is ``COPILOT_PROJECT_DIR`` (set for hooks, real-harnesses.md §2.2), else the
+    payload's cwd. Only on session start, so other hooks never pay for the file reads."""
+    from trace_ingest.guides import COPILOT_RULE_FILES, read_guide_text, rule_files
+
+    root = os.environ.get("COPILOT_PROJECT_DIR") or start.get("cwd")
+    out: list[Event] = []
+    for n, path in enumerate(rule_files(root, COPILOT_RULE_FILES), start=1):
+        ev = new_event(
+            harness=HARNESS,
+            source="hook",
+            session_id=start["session_id"],
+            kind="guide_loaded",
+            received_at=received_at,
+            ts=start["ts"],
+            id_parts=(received_at, digest, n),
+        )
+        ev["hook_event"] = start.get("hook_event")
+        ev["cwd"] = start.get("cwd")
+        ev["path"] = path
+        ev["text"] = read_guide_text(path)
+        ev["extra"] = {"reason": "session_start"}
+        out.append(ev)
+    return out
 
 
 def _name_log(session_id: str, rest: dict[str, Any]) -> None:

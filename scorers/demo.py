@@ -48,9 +48,10 @@ def demo() -> None:
 
     Three Claude Code sessions written for trail (a clean one, one with failures and retries,
     one with a subagent) are sent to `trail hook claude-code` one payload per process, exactly
-    as Claude Code sends them, one Mistral Vibe session captured from the real Vibe 3.0.1
-    to `trail hook vibe`, and one VS Code (Local agent) session to `trail hook vscode`; then
-    the traces are synced into SQLite, shown, and graded at L0 + L1 (grades go to
+    as Claude Code sends them, one GitHub Copilot CLI session captured from the real Copilot
+    CLI 1.0.102 to `trail hook copilot-cli`, one Mistral Vibe session captured from the real
+    Vibe 3.0.1 to `trail hook vibe`, and one VS Code (Local agent) session to `trail hook
+    vscode`; then the traces are synced into SQLite, shown, and graded at L0 + L1 (grades go to
     GRADES.jsonl). Data goes to $TRAIL_HOME (`make demo` uses ./.demo-home).
     """
     home = trail_home()

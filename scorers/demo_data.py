@@ -277,6 +277,21 @@ def vibe_session(session_id: str) -> list[Payload]:
     return [json.loads(json.dumps(p).replace(old, session_id)) for p in captured]
 
 
+def copilot_session(session_id: str) -> list[Payload]:
+    """A GitHub Copilot CLI 1.0.102 session: the camelCase payloads the real harness sent (a view
+    and a bash in parallel, the bash exiting 2, a view of a missing file, an edit; no call ids,
+    so trail pairs them), captured from the real program
+    (``scorers/data/copilot-cli-1.0.102-hooks.json``), under a new id."""
+    import json
+    from importlib import resources
+
+    captured = json.loads(
+        resources.files("scorers.data").joinpath("copilot-cli-1.0.102-hooks.json").read_text()
+    )["payloads"]
+    old = str(captured[0]["sessionId"])
+    return [json.loads(json.dumps(p).replace(old, session_id)) for p in captured]
+
+
 def vscode_session(chat_id: str) -> list[Payload]:
     """A VS Code session with the Local agent harness: a read, a passing and a failing terminal
     command, a new file. There is no VS Code to capture from here (docs/testing.md): the
@@ -330,6 +345,7 @@ def harness_sessions(stamp: str) -> list[tuple[str, str, list[Payload]]]:
 
     chat_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"trail-demo-vscode-{stamp}"))
     return [
+        ("copilot", "copilot-cli", copilot_session(f"demo-copilot-{stamp}")),
         ("vibe", "vibe", vibe_session(f"demo-vibe-{stamp}")),
         ("vscode", "vscode", vscode_session(chat_id)),
     ]

@@ -71,8 +71,13 @@ FAILING_TOOL = CopilotScenario(
 
 READ_EDIT = CopilotScenario(
     name="read_edit",
-    description="view a file, edit it, create a new one, cat the result",
-    files=lambda ctx: {"notes.txt": NOTES},
+    description="view a file, edit it, create a new one, cat the result; AGENTS.md and "
+    ".github/copilot-instructions.md in context",
+    files=lambda ctx: {
+        "notes.txt": NOTES,
+        "AGENTS.md": "# Agents\n\nFix typos in place.\n",
+        ".github/copilot-instructions.md": "Keep summaries short.\n",
+    },
     prompt=lambda ctx: "Fix the typo in notes.txt and write a summary file.",
     facts={"notes_after": "The quick brown fox.\nSecond line.\n"},
     script=lambda ctx: {

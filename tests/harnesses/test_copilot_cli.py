@@ -369,6 +369,23 @@ def test_the_edit_happened(checked: Checked) -> None:
     assert edits[0].get("path") == edits[1].get("path") == str(project / "notes.txt")
 
 
+@pytest.mark.parametrize(("name", "attempt"), [p for p in RUNS if p.values[0] == "read_edit"])
+def test_guides_in_context_are_recorded_with_their_text(checked: Checked) -> None:
+    """No Copilot hook announces its rule files: trail lists those it reads by construction at
+    session start, with the text as it was."""
+    project = checked.result.paths.project
+    guides = [e for e in checked.show["events"] if e.get("kind") == "guide_loaded"]
+    assert [(e["path"], e["text"]) for e in guides] == [
+        (str(project / "AGENTS.md"), (project / "AGENTS.md").read_text()),
+        (
+            str(project / ".github" / "copilot-instructions.md"),
+            (project / ".github" / "copilot-instructions.md").read_text(),
+        ),
+    ]
+    first_prompt = next(i for i, e in enumerate(checked.show["events"]) if e["kind"] == "prompt")
+    assert all(checked.show["events"].index(g) < first_prompt for g in guides)
+
+
 @pytest.mark.parametrize(("name", "attempt"), [p for p in RUNS if p.values[0] == "model_error"])
 def test_model_error_is_recorded(checked: Checked) -> None:
     raw = checked.raw_hooks

@@ -244,6 +244,30 @@ def test_a_git_root_workspace_matches_a_subfolder(
     assert copilot_cli.recover_session("/repository")[1] == "provisional"
 
 
+def test_session_start_lists_the_rule_files_copilot_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".github" / "instructions").mkdir(parents=True)
+    (project / "AGENTS.md").write_text("Use pnpm.\n")
+    (project / ".github" / "copilot-instructions.md").write_text("Be brief.\n")
+    (project / ".github" / "instructions" / "py.instructions.md").write_text("Type hints.\n")
+    (project / ".github" / "instructions" / "notes.md").write_text("not a rule file\n")
+    monkeypatch.setenv("COPILOT_PROJECT_DIR", str(project))
+    payload = {"sessionId": "s", "timestamp": 1796125178926, "cwd": str(project), "source": "new"}
+    start, *guides = copilot_cli.normalize(payload, RECEIVED, "d")
+    assert start["kind"] == "session_start"
+    assert [(g["kind"], Path(str(g["path"])).name, g["text"]) for g in guides] == [
+        ("guide_loaded", "AGENTS.md", "Use pnpm.\n"),
+        ("guide_loaded", "copilot-instructions.md", "Be brief.\n"),
+        ("guide_loaded", "py.instructions.md", "Type hints.\n"),
+    ]
+    assert all(g["ts"] == start["ts"] and g["extra"]["reason"] == "session_start" for g in guides)
+    assert len({g["id"] for g in [start, *guides]}) == 4
+    # Other events never look for files.
+    assert len(copilot_cli.normalize({**payload, "prompt": "hi"}, RECEIVED, "d")) == 1
+
+
 def test_unknown_payload_keeps_everything() -> None:
     ev = norm({"sessionId": "s", "timestamp": 1, "cwd": "/w", "brandNew": {"a": 1}})
     assert ev["kind"] == "other" and ev["extra"]["brandNew"] == {"a": 1}

@@ -19,7 +19,7 @@ def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
     everything = json.loads(trail("sessions", "--json").stdout)
     guided = [s for s in everything if s["session_id"].startswith("demo-guided-")]
     sessions = [s for s in everything if s not in guided]
-    assert len(sessions) == 5 and len(guided) == 1  # + the L2 demo session
+    assert len(sessions) == 6 and len(guided) == 1  # + the L2 demo session
     [code] = [s for s in sessions if s["harness"] == "vscode"]
     sessions.remove(code)
     by_name = {s["session_id"].split("-")[1]: s for s in sessions}
@@ -43,6 +43,21 @@ def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
     ]
     assert results[1]["extra"]["exit_code"] == 2  # a success to Vibe 3.0.1, kept as a fact
     assert by_name["vibe"]["harness"] == "vibe" and by_name["vibe"]["error_count"] == 1
+    # Copilot CLI: recorded through `trail hook copilot-cli` from the real 1.0.102's payloads;
+    # no call ids in them, so every call is paired by inference, bash's exit 2 kept as a fact.
+    copilot = json.loads(trail("show", by_name["copilot"]["session_id"], "--json").stdout)
+    calls = [e for e in copilot["events"] if e["kind"] == "tool_call"]
+    assert sorted(e["tool"] for e in calls) == ["edit", "read", "read", "shell"]
+    assert all(e["pairing"] == "inferred" for e in calls)
+    assert sorted((e["tool"], e["status"]) for e in calls) == [
+        ("edit", "ok"),
+        ("read", "failed"),
+        ("read", "ok"),
+        ("shell", "ok"),
+    ]
+    [shell] = [e for e in copilot["events"] if e["kind"] == "tool_result" and e["tool"] == "shell"]
+    assert shell["extra"]["exit_code"] == 2
+    assert by_name["copilot"]["state"] == "closed" and by_name["copilot"]["error_count"] == 1
     sub = json.loads(trail("show", by_name["subagent"]["session_id"], "--json").stdout)
     kinds = [e["kind"] for e in sub["events"]]
     assert {"subagent_start", "subagent_stop", "skill_loaded", "guide_loaded"} <= set(kinds)
@@ -70,6 +85,7 @@ def test_demo_records_shows_and_grades_every_session(trail_home: Path) -> None:
         "clean": "clean-pass",
         "failures": "corrupt-success",
         "subagent": "clean-pass",
+        "copilot": "clean-pass",
         "vibe": "clean-pass",
     }
     assert "corrupt-success" in done.stdout
