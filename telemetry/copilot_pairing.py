@@ -21,6 +21,13 @@ the result's payload). So, deterministically, before ``telemetry.canonical`` mer
 4. A hooked ``subagentStart`` names no call either: it is linked to the latest earlier ``task``
    call of the parent's lane not yet linked to another subagent.
 
+Before all that, one occurrence seen twice is kept once: Copilot runs every registered
+command, so a session hooked under both spellings (trail's camelCase ``trail.json`` and a
+PascalCase file, such as another tool's ``.github/hooks``) sends each event twice, with the
+same Copilot timestamp (real-harnesses.md §2.2). A PascalCase copy of a camelCase event (same
+kind, time, lane, tool, input and text) is dropped; two camelCase events with equal facts
+(identical parallel calls) are two occurrences and both stay.
+
 Every hook event paired here is marked ``pairing: "inferred"`` (docs/events.md). Events are
 copied, never changed in place; sessions of other harnesses are returned untouched.
 """
@@ -41,14 +48,43 @@ INFERRED = "inferred"
 
 
 def needs_pairing(events: Sequence[dict[str, Any]]) -> bool:
-    """Does the session hold Copilot hook tool events without a call id?"""
-    return any(
-        e.get("harness") == HARNESS
-        and e.get("source") == "hook"
-        and not e.get("call_id")
-        and e.get("kind") in ("tool_call", "tool_result", "tool_error", "permission")
-        for e in events
+    """Does the session hold Copilot hook events (the ones this module links)?"""
+    return any(e.get("harness") == HARNESS and e.get("source") == "hook" for e in events)
+
+
+def _occurrence(ev: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        ev.get("kind"),
+        ev.get("ts"),
+        _lane(ev),
+        ev.get("tool"),
+        _input_key(ev.get("input")),
+        ev.get("text"),
+        ev.get("status"),
     )
+
+
+def _one_registration(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drop the PascalCase copy of each camelCase hook event (see the module docstring)."""
+    pascal = [
+        e
+        for e in events
+        if e.get("source") == "hook" and str(e.get("hook_event") or "")[:1].isupper()
+    ]
+    if not pascal:
+        return events
+    camel: dict[tuple[Any, ...], int] = {}
+    for ev in events:
+        if ev.get("source") == "hook" and str(ev.get("hook_event") or "")[:1].islower():
+            key = _occurrence(ev)
+            camel[key] = camel.get(key, 0) + 1
+    dropped: set[int] = set()
+    for ev in pascal:
+        key = _occurrence(ev)
+        if camel.get(key, 0) > 0:
+            camel[key] -= 1
+            dropped.add(id(ev))
+    return [e for e in events if id(e) not in dropped]
 
 
 def _input_key(value: Any) -> str:
@@ -87,7 +123,7 @@ def _is_result(ev: dict[str, Any]) -> bool:
 def pair(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The session's events with Copilot hook calls, results, permission requests and subagent
     starts linked (see the module docstring)."""
-    out = [dict(e) for e in events]
+    out = _one_registration([dict(e) for e in events])
     hooked = [
         e
         for e in out

@@ -147,4 +147,22 @@ def test_other_sessions_are_untouched() -> None:
         }
     ]
     assert not needs_pairing(claude)
-    assert not needs_pairing([{**e, "call_id": "c1"} for e in hook_events("r1")])
+    assert canonical(claude).events[0]["call_id"] is None  # nothing inferred for Claude Code
+
+
+def test_a_session_hooked_under_both_spellings_counts_each_call_once() -> None:
+    """Copilot runs every registered command: camelCase and PascalCase registrations both fire
+    for one occurrence. The PascalCase copies are dropped."""
+    both = []
+    for n, line in enumerate(CAPTURE.read_text().splitlines()):
+        row = json.loads(line)
+        if row["run"] == "r1":
+            received = f"2026-12-01T12:00:{n:02d}.000000Z"
+            both += [dict(e) for e in copilot_cli.normalize(row["payload"], received, str(n))]
+    camel_only = canonical(hook_events("r1")).events
+    merged = canonical(both).events
+    assert len(tool_calls(merged)) == len(tool_calls(camel_only)) == 4
+    results = [e for e in merged if e["kind"] in ("tool_result", "tool_error")]
+    assert len(results) == 4
+    for kind in ("prompt", "session_start", "session_end", "agent_stop"):
+        assert sum(e["kind"] == kind for e in merged) == 1, kind

@@ -100,9 +100,9 @@ PATH_KEYS: tuple[str, ...] = ("path", "file_path")
 
 # Hooks (real-harnesses.md §2.3): every payload has Copilot's own timestamp and session id;
 # none has a tool-call id (pairing is inferred, telemetry.copilot_pairing); results carry the
-# text the model saw and success only by the event's name; no durations; no guides or skill
-# loads are announced (a `skill` call is a tool call).
-_HOOK = frozenset(
+# text the model saw and success only by the event's name; no durations. No hook announces the
+# rule files: the adapter lists those Copilot reads by construction at session start (guides).
+_SEEN = frozenset(
     {
         "tool_names",
         "tool_args",
@@ -115,10 +115,10 @@ _HOOK = frozenset(
     }
 )
 CAPABILITIES: dict[str, frozenset[str]] = {
-    "hook": _HOOK,
+    "hook": _SEEN | {"guides"},
     # events.jsonl (real-harnesses.md §2.4): the call ids and the subagents' launching calls;
     # token usage is there (session.usage_record) but not mapped yet (docs/importers.md).
-    "events-log": _HOOK | {"call_ids"},
+    "events-log": _SEEN | {"call_ids"},
 }
 
 USER_HOOKS = "hooks/trail.json"  # under $COPILOT_HOME (default ~/.copilot)
