@@ -31,7 +31,15 @@ from typing import Any
 
 from tests.harnesses import install
 from tests.harnesses.fake_openai import MODEL, FakeOpenAI
-from tests.harnesses.rig import RunContext, RunPaths, base_env, launch, settled, trail
+from tests.harnesses.rig import (
+    RunContext,
+    RunPaths,
+    RunResult,
+    base_env,
+    launch,
+    settled,
+    trail,
+)
 from tests.harnesses.versions import PINS
 
 PIN = PINS["copilot-cli"]
@@ -54,33 +62,12 @@ class CopilotScenario:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class CopilotRun:
-    scenario: str
-    paths: RunPaths
-    session_id: str
-    returncode: int
-    seconds: float
-    settle_seconds: float
-    lingering_after_settle: list[str]
-    stream: list[dict[str, Any]]
-    ctx: RunContext
+class CopilotRun(RunResult):
+    """One Copilot run (the fields of ``rig.RunResult``)."""
 
     @property
     def copilot_home(self) -> Path:
         return self.paths.home / ".copilot"
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "scenario": self.scenario,
-            "session_id": self.session_id,
-            "returncode": self.returncode,
-            "seconds": round(self.seconds, 3),
-            "settle_seconds": round(self.settle_seconds, 3),
-            "lingering_after_settle": self.lingering_after_settle,
-            "paths": {k: str(getattr(self.paths, k)) for k in ("home", "project", "trail_home")},
-            "values": self.ctx.values,
-        }
 
 
 def copilot_env(paths: RunPaths, base_url: str) -> dict[str, str]:
