@@ -22,11 +22,13 @@ the result's payload). So, deterministically, before ``telemetry.canonical`` mer
    call of the parent's lane not yet linked to another subagent.
 
 Before all that, one occurrence seen twice is kept once: Copilot runs every registered
-command, so a session hooked under both spellings (trail's camelCase ``trail.json`` and a
-PascalCase file, such as another tool's ``.github/hooks``) sends each event twice, with the
-same Copilot timestamp (real-harnesses.md §2.2). A PascalCase copy of a camelCase event (same
-kind, time, lane, tool, input and text) is dropped; two camelCase events with equal facts
-(identical parallel calls) are two occurrences and both stay.
+command, so a session hooked twice sends each event twice with the same Copilot timestamp
+(real-harnesses.md §2.2): trail's camelCase ``trail.json`` and a PascalCase file, or a
+project's ``.claude/settings.json`` with trail's Claude Code hook, which Copilot also runs
+(observed on 1.0.102; ``hooks.sender`` files those payloads under Copilot with
+``extra.registered_as``). A secondary copy of an event of trail's own registration (same kind,
+time, lane, tool, input, text and status) is dropped; two events of one registration with equal
+facts (identical parallel calls) are two occurrences and both stay.
 
 Every hook event paired here is marked ``pairing: "inferred"`` (docs/events.md). Events are
 copied, never changed in place; sessions of other harnesses are returned untouched.
@@ -64,25 +66,31 @@ def _occurrence(ev: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _secondary(ev: dict[str, Any]) -> bool:
+    """A hook event that came through a registration other than trail's own ``trail.json``:
+    a PascalCase one, or one another harness's trail hook received and filed under Copilot
+    (``extra.registered_as``: Copilot runs a project's ``.claude/settings.json`` hooks too)."""
+    extra = ev.get("extra")
+    via = isinstance(extra, dict) and bool(extra.get("registered_as"))
+    return via or str(ev.get("hook_event") or "")[:1].isupper()
+
+
 def _one_registration(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop the PascalCase copy of each camelCase hook event (see the module docstring)."""
-    pascal = [
-        e
-        for e in events
-        if e.get("source") == "hook" and str(e.get("hook_event") or "")[:1].isupper()
-    ]
-    if not pascal:
+    """Drop each secondary copy of a primary hook event (see the module docstring)."""
+    hooked = [e for e in events if e.get("source") == "hook"]
+    secondary = [e for e in hooked if _secondary(e)]
+    if not secondary:
         return events
-    camel: dict[tuple[Any, ...], int] = {}
-    for ev in events:
-        if ev.get("source") == "hook" and str(ev.get("hook_event") or "")[:1].islower():
+    primary: dict[tuple[Any, ...], int] = {}
+    for ev in hooked:
+        if not _secondary(ev):
             key = _occurrence(ev)
-            camel[key] = camel.get(key, 0) + 1
+            primary[key] = primary.get(key, 0) + 1
     dropped: set[int] = set()
-    for ev in pascal:
+    for ev in secondary:
         key = _occurrence(ev)
-        if camel.get(key, 0) > 0:
-            camel[key] -= 1
+        if primary.get(key, 0) > 0:
+            primary[key] -= 1
             dropped.add(id(ev))
     return [e for e in events if id(e) not in dropped]
 

@@ -55,6 +55,9 @@ class CopilotScenario:
     prepare: Callable[[RunContext], None] | None = None
     # Edits the hooks file `trail install` wrote (home/.copilot/hooks/trail.json) before the run.
     patch_hooks: Callable[[dict[str, Any], RunContext], None] | None = None
+    # More `trail install` runs in the project (e.g. ("--harness", "claude-code")): Copilot
+    # also runs a project's .claude/settings.json hooks.
+    also_install: tuple[tuple[str, ...], ...] = ()
     subagents: int = 0
     # Copilot's own exit code for the run (1 after a model error, real-harnesses.md §2.1).
     exit_code: int = 0
@@ -98,6 +101,8 @@ def prepare_run(scenario: CopilotScenario, root: Path) -> RunContext:
         target.write_text(content)
     # Exactly as a user: `trail install --harness copilot-cli` (user level, ~/.copilot/hooks).
     trail(paths, "install", "--harness", "copilot-cli")
+    for args in scenario.also_install:
+        trail(paths, "install", *args)
     if scenario.patch_hooks:
         hooks_file = paths.home / ".copilot" / "hooks" / "trail.json"
         data = json.loads(hooks_file.read_text())

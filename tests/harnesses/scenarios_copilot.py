@@ -216,10 +216,22 @@ def _gone_scenario(name: str, guarded: bool) -> CopilotScenario:
     )
 
 
+# Copilot also runs the hooks of a project's .claude/settings.json (harnesses.md §2.2, observed
+# on 1.0.102): trail installed for Claude Code in the project records each event a second
+# time, through `trail hook claude-code`, which files it under Copilot CLI.
+CLAUDE_SETTINGS_TOO = CopilotScenario(
+    name="claude_settings_too",
+    description="trail installed for Copilot CLI (user) and for Claude Code in the project",
+    also_install=(("--harness", "claude-code"),),
+    files=lambda ctx: {"notes.txt": NOTES},
+    prompt=lambda ctx: "Look at the notes and check the shell.",
+    script=lambda ctx: {"main": [[view(_p(ctx, "notes.txt")), bash("echo parallel-ok", "echo")]]},
+)
+
 TRAIL_GONE = _gone_scenario("trail_gone", guarded=True)
 TRAIL_GONE_UNGUARDED = _gone_scenario("trail_gone_unguarded", guarded=False)
 GUARD_SCENARIOS: dict[str, CopilotScenario] = {
-    s.name: s for s in (TRAIL_GONE, TRAIL_GONE_UNGUARDED)
+    s.name: s for s in (TRAIL_GONE, TRAIL_GONE_UNGUARDED, CLAUDE_SETTINGS_TOO)
 }
 
 SCENARIOS: dict[str, CopilotScenario] = {

@@ -474,3 +474,25 @@ def test_without_the_guard_the_same_registration_denies_the_tool(
     assert not (result.paths.project / "ran.txt").exists()
     denied = [f for f in truth.hook_failures if f.get("hookType") == "preToolUse"]
     assert denied and "Denied by preToolUse hook" in json.dumps(denied[0])
+
+
+def test_claude_settings_hooks_are_filed_under_copilot_once(
+    guard_runs: dict[str, tuple[CopilotRun, Truth]],
+) -> None:
+    """Copilot runs a project's .claude/settings.json hooks too (observed on 1.0.102): with
+    trail installed for both, every event reaches trail twice. All of it is filed under Copilot
+    CLI (the sender sniff), and the canonical session counts each action once."""
+    result, truth = guard_runs["claude_settings_too"]
+    trail_home = result.paths.trail_home
+    assert not list(trail_home.glob("sessions/claude-code/*/trace.jsonl"))
+    raw = hook_trace(trail_home, result.session_id)
+    via_claude = [e for e in raw if (e.get("extra") or {}).get("registered_as") == "claude-code"]
+    assert via_claude and len(raw) > len(via_claude)  # both registrations fired
+    show = json.loads(trail(result.paths, "show", result.session_id, "--json").stdout)
+    events = show["events"]
+    calls = _calls(events)
+    assert sorted(e["call_id"] for e in calls) == sorted(c.call_id for c in truth.calls)
+    for kind in ("session_start", "prompt", "agent_stop", "session_end"):
+        assert sum(e["kind"] == kind for e in events) == 1, kind
+    assert sum(e["kind"] in RESULT_KINDS for e in events) == len(truth.calls)
+    assert sum(e["kind"] == "permission" for e in events) == 1  # bash asks, view does not
