@@ -9,8 +9,10 @@ own file, ``trail.json``, in one of them: ``{"version": 1, "hooks": {"<event>": 
 **The command never blocks a tool call.** A ``preToolUse`` command that fails or is missing
 *denies the tool* ("Denied by preToolUse hook … (hook errored)", observed on 1.0.102), so a
 plain ``trail hook copilot-cli`` would block every tool call once trail is uninstalled or its
-folder moved. trail's command is ``'<absolute path>/trail' hook copilot-cli || true``: the
-hook itself always exits 0, and if the program is gone the shell's ``|| true`` still exits 0
+folder moved. trail's command is its usual hook command (the direct ``<python> -I -S
+<hooks/run.py> copilot-cli``, or ``'<absolute path>/trail' hook copilot-cli``) followed by
+``|| true``: the hook itself always exits 0, and if the program is gone the shell's
+``|| true`` still exits 0
 (tests/harnesses/test_copilot_cli.py runs the real CLI with the program removed). Copilot runs
 command hooks synchronously, so each adds the hook's run time to its event (timeouts are
 fail-open).
@@ -38,8 +40,10 @@ HOOK_TIMEOUT_SECONDS = 10
 FILE_VERSION = 1
 
 
-def own_command(executable: str) -> str:
-    """The exact command ``trail install --harness copilot-cli`` registers."""
+def own_command(executable: str | None = None) -> str:
+    """The exact command ``trail install --harness copilot-cli`` registers: trail's hook command
+    (``hooks.install.hook_command``: the direct ``<python> -I -S <hooks/run.py> copilot-cli``,
+    or ``<trail> hook copilot-cli`` for a given ``executable``) and the guard."""
     return hook_command(DESCRIPTOR.id, executable) + GUARD
 
 
@@ -76,7 +80,7 @@ class CopilotCliRegistrar:
         path = self.settings_path(scope, project_dir)
         target = resolve_target(path, scope, project_dir)
         settings = read_settings(target)
-        command = own_command(executable or _trail())
+        command = own_command(executable)
         change = Change(path=path, command=command, target=target if target != path else None)
         if settings.get("disableAllHooks") is True:
             raise InstallError(
@@ -158,12 +162,6 @@ class CopilotCliRegistrar:
 
     def _ours(self, handler: Any) -> bool:
         return isinstance(handler, dict) and bool(own_executable(_raw(handler)))
-
-
-def _trail() -> str:
-    from trace_ingest.settings_io import trail_executable
-
-    return trail_executable()
 
 
 REGISTRAR: CopilotCliRegistrar = CopilotCliRegistrar()

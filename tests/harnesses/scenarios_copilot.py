@@ -16,10 +16,9 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from hooks import install  # noqa: F401  (first: the registrar table imports the registrars)
-from hooks.registrars.copilot_cli import own_command
 from tests.harnesses.rig import RunContext
 from tests.harnesses.rig_copilot import CopilotScenario
+from trace_ingest.harnesses.copilot_cli import GUARD
 
 NOTES = "The quick brwn fox.\nSecond line.\n"
 
@@ -193,11 +192,15 @@ def _gone(guarded: bool) -> Callable[[dict[str, Any], RunContext], None]:
     trail), in exactly the form `trail install` writes; without the guard for the control."""
 
     def patch(data: dict[str, Any], ctx: RunContext) -> None:
-        gone = str(ctx.paths.root / "uninstalled" / "bin" / "trail")
-        command = own_command(gone) if guarded else shlex.join([gone, "hook", "copilot-cli"])
+        gone = str(ctx.paths.root / "uninstalled" / "bin" / "python")
         for entries in data["hooks"].values():
             for entry in entries:
-                entry["bash"] = command
+                installed = str(entry["bash"])
+                assert installed.endswith(GUARD), installed
+                # The installed program (interpreter or trail script) is gone; the rest stays.
+                words = shlex.split(installed[: -len(GUARD)])
+                bare = shlex.join([gone, *words[1:]])
+                entry["bash"] = bare + GUARD if guarded else bare
         ctx.values["gone"] = gone
 
     return patch

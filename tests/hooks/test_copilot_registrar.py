@@ -129,6 +129,13 @@ def test_the_command_records_with_trail_present(trail_home: Path) -> None:
     assert (ev["harness"], ev["kind"], ev["text"]) == ("copilot-cli", "prompt", "hi")
 
 
+def test_the_default_command_is_the_direct_form_guarded(copilot_home: Path) -> None:
+    change = REGISTRAR.install("user")
+    assert change.command.endswith(" copilot-cli || true") and " -I -S " in change.command
+    assert own_executable(change.command) is not None
+    assert REGISTRAR.uninstall("user").removed == list(CAMEL_EVENTS)
+
+
 def test_cli_install_and_doctor(copilot_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "COPILOT_HOME": str(copilot_home)}
     done = subprocess.run(
@@ -141,7 +148,8 @@ def test_cli_install_and_doctor(copilot_home: Path, tmp_path: Path) -> None:
     )
     change = json.loads(done.stdout)
     assert change["path"] == str(copilot_home / "hooks" / "trail.json")
-    assert change["command"] == own_command(TRAIL)
+    assert change["command"].endswith(" copilot-cli || true")
+    assert own_executable(change["command"]) is not None  # trail's exact (direct) form
     doctor = subprocess.run(
         [TRAIL, "doctor", "--json"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
