@@ -308,4 +308,6 @@ def test_hot_path_imports_only_the_standard_library() -> None:
         }
     )
     assert third_party == set(), third_party
-    assert not loaded & {"json", "re", "typing", "subprocess", "pathlib", "yaml"}, sorted(loaded)
+    # (``re`` is the scrubber's to decide: its prefilter may load it for a payload's long
+    # token runs, such as the UUID session id every Copilot payload carries.)
+    assert not loaded & {"json", "typing", "subprocess", "pathlib", "yaml"}, sorted(loaded)
