@@ -33,8 +33,8 @@ class Pin:
 CLAUDE_CODE = Pin(
     "claude-code", "npm", "@anthropic-ai/claude-code", "2.1.328", "node_modules/.bin/claude"
 )
-# Not driven by the rig yet (shared/reference/real-harnesses.md §1-2 say how they run offline);
-# pinned here so their adapters' tests start from the same versions.
+# Driven offline like Claude Code (real-harnesses.md §1-2): tests/harnesses/test_copilot_cli.py
+# and test_vibe.py.
 COPILOT_CLI = Pin("copilot-cli", "npm", "@github/copilot", "1.0.102", "node_modules/.bin/copilot")
 VIBE = Pin("vibe", "pypi", "mistral-vibe", "3.0.1", "venv/bin/vibe")
 
