@@ -97,7 +97,17 @@ def claude_code(out: Path, mb: float) -> int:
     return copies_of(sources, base, out, mb)
 
 
-WORKLOADS: dict[str, Callable[[Path, float], int]] = {"claude-code": claude_code}
+def copilot_cli(out: Path, mb: float) -> int:
+    """Real Copilot CLI 1.0.102 logs (session-state/<id>/events.jsonl, subagent lines inside),
+    as the rig captured them (tests/trace_ingest/data)."""
+    base = ROOT / "tests" / "trace_ingest" / "data"
+    return copies_of(sorted(base.glob("copilot-cli-1.0.102-*/*/events.jsonl")), base, out, mb)
+
+
+WORKLOADS: dict[str, Callable[[Path, float], int]] = {
+    "claude-code": claude_code,
+    "copilot-cli": copilot_cli,
+}
 
 
 def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
