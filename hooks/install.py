@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trace_ingest.errors import InstallError, UnknownHarness
+from trace_ingest.harnesses.table import Harness
 from trace_ingest.settings_io import (
     MAX_SETTINGS_BYTES,
     direct_command,
     direct_entry,
     own_command,
+    own_executable,
     trail_executable,
 )
 
@@ -217,6 +219,47 @@ def _ensure_folder(folder: str) -> None:
         pass
     except OSError as exc:
         raise InstallError(f"cannot create {folder}: {exc.strerror or exc}") from exc
+
+
+def events_to_add(
+    descriptor: Harness, settings: dict[str, Any], command: str, change: Change
+) -> list[str]:
+    """The events of ``descriptor.hook_events`` whose handlers in ``settings`` lack trail's
+    ``command``. trail's entry written by an installation at another path is updated in place
+    (``change.updated``); an event a user's own hook already runs trail for is left to it
+    (``change.left``). Shared by the registrars whose settings are JSON handler objects."""
+    present: dict[str, list[dict[str, Any]]] = {}
+    for event, handler in descriptor.handlers(settings):
+        present.setdefault(event, []).append(handler)
+    missing = []
+    for event in descriptor.hook_events:
+        mine = present.get(event, [])
+        commands = [descriptor.command_of(h) for h in mine]
+        if command in commands:
+            continue
+        stale = [h for h in mine if own_executable(descriptor.command_of(h), descriptor.id)]
+        if stale:  # trail's own entry, written by an installation at another path
+            stale[0]["command"] = command
+            change.updated.append(event)
+        elif any(descriptor.is_trail_command(c) for c in commands):
+            change.left.append(event)  # the user's own hook already runs trail
+        else:
+            missing.append(event)
+    return missing
+
+
+def without_own(handlers: list[Any], descriptor: Harness) -> tuple[list[Any], bool, bool]:
+    """``(handlers without trail's exact entries, any removed, a user's own trail hook left)``."""
+    kept = [
+        h
+        for h in handlers
+        if not (isinstance(h, dict) and own_executable(h.get("command"), descriptor.id))
+    ]
+    removed = len(kept) != len(handlers)
+    left = not removed and any(
+        isinstance(h, dict) and descriptor.is_trail_command(h.get("command")) for h in handlers
+    )
+    return kept, removed, left
 
 
 # The table of registrars, typed so mypy checks every registrar (and, through its ``adapter``,

@@ -14,15 +14,20 @@ removes such a hook. The events registered are the descriptor's ``hook_events``
 
 from __future__ import annotations
 
-from typing import Any
-
 from hooks import claude_code as adapter_module
 from hooks._protocols import Adapter
-from hooks.install import Change, hook_command, resolve_target, write_settings
+from hooks.install import (
+    Change,
+    events_to_add,
+    hook_command,
+    resolve_target,
+    without_own,
+    write_settings,
+)
 from trace_ingest.errors import InstallError
 from trace_ingest.harnesses.claude_code import DESCRIPTOR
 from trace_ingest.harnesses.table import Harness
-from trace_ingest.settings_io import own_executable, read_settings
+from trace_ingest.settings_io import read_settings
 
 HOOK_TIMEOUT_SECONDS = 10
 
@@ -53,22 +58,7 @@ class ClaudeCodeRegistrar:
         hooks = settings.setdefault("hooks", {})
         if not isinstance(hooks, dict):
             raise InstallError(f"{path}: 'hooks' is not an object; refusing to touch it")
-        present: dict[str, list[dict[str, Any]]] = {}
-        for event, handler in self.descriptor.handlers(settings):
-            present.setdefault(event, []).append(handler)
-        for event in self.descriptor.hook_events:
-            mine = present.get(event, [])
-            commands = [h.get("command") for h in mine]
-            if command in commands:
-                continue
-            stale = [h for h in mine if own_executable(h.get("command"), harness)]
-            if stale:  # trail's own entry, written by an installation at another path
-                stale[0]["command"] = command
-                change.updated.append(event)
-                continue
-            if any(self.descriptor.is_trail_command(c) for c in commands):
-                change.left.append(event)  # the user's own hook already runs trail
-                continue
+        for event in events_to_add(self.descriptor, settings, command, change):
             groups = hooks.setdefault(event, [])
             if not isinstance(groups, list):
                 raise InstallError(f"{path}: hooks.{event} is not a list; refusing to touch it")
@@ -93,7 +83,6 @@ class ClaudeCodeRegistrar:
 
     def uninstall(self, scope: str, project_dir: str | None = None) -> Change:
         """Remove every trail handler for Claude Code; other hooks and settings stay."""
-        harness = self.harness
         path = self.settings_path(scope, project_dir)
         target = resolve_target(path, scope, project_dir)
         settings = read_settings(target)
@@ -111,17 +100,10 @@ class ClaudeCodeRegistrar:
                 if not isinstance(inner, list):
                     kept_groups.append(group)
                     continue
-                kept = [
-                    h
-                    for h in inner
-                    if not (isinstance(h, dict) and own_executable(h.get("command"), harness))
-                ]
-                if len(kept) != len(inner):
+                kept, removed, left = without_own(inner, self.descriptor)
+                if removed:
                     change.removed.append(event)
-                elif any(
-                    isinstance(h, dict) and self.descriptor.is_trail_command(h.get("command"))
-                    for h in inner
-                ):
+                elif left:
                     change.left.append(event)
                 if kept:
                     kept_groups.append({**group, "hooks": kept})

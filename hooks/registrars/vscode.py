@@ -32,7 +32,14 @@ from typing import Any
 
 from hooks import vscode as adapter_module
 from hooks._protocols import Adapter
-from hooks.install import Change, hook_command, resolve_target, write_settings
+from hooks.install import (
+    Change,
+    events_to_add,
+    hook_command,
+    resolve_target,
+    without_own,
+    write_settings,
+)
 from trace_ingest.errors import InstallError
 from trace_ingest.harnesses.table import Harness, get
 from trace_ingest.harnesses.vscode import DESCRIPTOR
@@ -90,22 +97,7 @@ class VSCodeRegistrar:
         hooks = settings.setdefault("hooks", {})
         if not isinstance(hooks, dict):
             raise InstallError(f"{path}: 'hooks' is not an object; refusing to touch it")
-        present: dict[str, list[dict[str, Any]]] = {}
-        for event, handler in self.descriptor.handlers(settings):
-            present.setdefault(event, []).append(handler)
-        for event in self.descriptor.hook_events:
-            mine = present.get(event, [])
-            commands = [h.get("command") for h in mine]
-            if command in commands:
-                continue
-            stale = [h for h in mine if own_executable(h.get("command"), harness)]
-            if stale:  # trail's own entry, written by an installation at another path
-                stale[0]["command"] = command
-                change.updated.append(event)
-                continue
-            if any(self.descriptor.is_trail_command(c) for c in commands):
-                change.left.append(event)
-                continue
+        for event in events_to_add(self.descriptor, settings, command, change):
             entries = hooks.setdefault(event, [])
             if not isinstance(entries, list):
                 raise InstallError(f"{path}: hooks.{event} is not a list; refusing to touch it")
@@ -130,7 +122,6 @@ class VSCodeRegistrar:
 
     def uninstall(self, scope: str, project_dir: str | None = None) -> Change:
         """Remove every trail handler from trail's VS Code hook file; nothing else changes."""
-        harness = self.harness
         path = self.settings_path(scope, project_dir)
         target = resolve_target(path, scope, project_dir)
         settings = read_settings(target)
@@ -142,26 +133,19 @@ class VSCodeRegistrar:
             entries = hooks[event]
             if not isinstance(entries, list):
                 continue
-            kept = []
-            for entry in entries:
-                if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
-                    inner = [
-                        h
-                        for h in entry["hooks"]
-                        if not (isinstance(h, dict) and own_executable(h.get("command"), harness))
-                    ]
-                    if len(inner) != len(entry["hooks"]):
-                        change.removed.append(event)
+            # VS Code's flat handler list, or Claude-format groups holding ``hooks``
+            flat = [e for e in entries if not (isinstance(e, dict) and "hooks" in e)]
+            kept, removed, left = without_own(flat, self.descriptor)
+            for group in entries:
+                if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                    inner, gone, mine = without_own(group["hooks"], self.descriptor)
+                    removed, left = removed or gone, left or mine
                     if inner:
-                        kept.append({**entry, "hooks": inner})
-                elif isinstance(entry, dict) and own_executable(entry.get("command"), harness):
-                    change.removed.append(event)
-                else:
-                    if isinstance(entry, dict) and self.descriptor.is_trail_command(
-                        entry.get("command")
-                    ):
-                        change.left.append(event)
-                    kept.append(entry)
+                        kept.append({**group, "hooks": inner})
+            if removed:
+                change.removed.append(event)
+            elif left:
+                change.left.append(event)
             if kept:
                 hooks[event] = kept
             else:
@@ -169,7 +153,6 @@ class VSCodeRegistrar:
         if not hooks:
             del settings["hooks"]
         if change.removed:
-            change.removed = sorted(set(change.removed), key=change.removed.index)
             change.backup = write_settings(target, settings)
         return change
 
