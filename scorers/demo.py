@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import time
 
@@ -132,3 +133,10 @@ def demo() -> None:
         "\nnext: trail sessions | trail show SESSION | trail eval score --session SESSION"
         " | trail doctor"
     )
+    click.echo(f"\nopen the dashboard on the demo data:\n  {dashboard_command(home, executable)}")
+
+
+def dashboard_command(home: str, executable: str) -> str:
+    """The exact command that serves the dashboard on ``home`` with this installation's
+    trail (`make demo`: .venv/bin/trail and .demo-home)."""
+    return f"TRAIL_HOME={shlex.quote(os.path.abspath(home))} {shlex.quote(executable)} serve"

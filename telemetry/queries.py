@@ -25,6 +25,7 @@ from trace_ingest.config import load_config
 from trace_ingest.errors import SessionNotFound
 from trace_ingest.events import now_iso
 from trace_ingest.paths import trail_home
+from trace_ingest.progress import Progress
 
 BUSY_NOTE = (
     "another `trail sync` or `trail watch` is writing the mirror; showing what it holds so far"
@@ -44,7 +45,8 @@ def open_synced(home: str | None = None, *, wait: bool = False) -> tuple[Databas
     db = open_db(home)
     idle = float(config["lifecycle"]["idle_minutes"])
     # Readers never wait on a writer: when another sync holds the lock, read what is there.
-    report = sync(db, home, idle, wait=wait)
+    # A long catch-up shows files, events and rate on stderr when it is a terminal.
+    report = sync(db, home, idle, wait=wait, progress=Progress("sync"))
     if report.busy:
         sys.stderr.write(f"note: {BUSY_NOTE}\n")
     # Reading transcripts only appends to trace files (the DB is only read here); the sync

@@ -36,6 +36,7 @@ from telemetry.db import begin_immediate
 from trace_ingest._blake import blake2b
 from trace_ingest.events import KINDS, LINE_PREFIX, now_iso
 from trace_ingest.paths import sessions_dir
+from trace_ingest.progress import Progress
 
 # One step: at most this much is read, parsed and committed per transaction (a single line
 # longer than this is read whole). Memory stays flat, and a kill loses at most one step.
@@ -163,8 +164,16 @@ def _real_dir(path: str, ignored: list[Skipped] | None) -> bool:
     return False
 
 
-def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = True) -> SyncReport:
-    """Mirror every trace file, then sweep idle sessions closed.
+def sync(
+    db: Database,
+    home: str,
+    idle_minutes: float = 30.0,
+    *,
+    wait: bool = True,
+    progress: Progress | None = None,
+) -> SyncReport:
+    """Mirror every trace file, then sweep idle sessions closed (``progress``: a meter that
+    sees files and events as they are mirrored).
 
     ``wait=False`` (readers): when another sync holds the write lock for more than
     ``READER_WAIT_MS``, stop, set ``report.busy`` and leave the rest to that sync. ``wait=True``
@@ -177,6 +186,8 @@ def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = Tr
     try:
         for path, key in trace_files(home, report.ignored):
             sync_file(db, path, key, report, reader=not wait, batch=batch)
+            if progress is not None:
+                progress.update(report.files, report.new_events)
         batch.commit()
         report.closed = lifecycle.sweep(db, idle_minutes)
     except MirrorBusy:
@@ -185,6 +196,8 @@ def sync(db: Database, home: str, idle_minutes: float = 30.0, *, wait: bool = Tr
         report.busy = True
     finally:
         conn.execute(f"PRAGMA busy_timeout = {WRITER_WAIT_MS}")
+        if progress is not None:
+            progress.done()
     return report
 
 

@@ -52,6 +52,7 @@ from trace_ingest.config import load_config
 from trace_ingest.errors import AdapterError, TrailError
 from trace_ingest.events import SCHEMA_VERSION, now_iso, to_line
 from trace_ingest.paths import ensure_home, trace_path, trail_home
+from trace_ingest.progress import Progress
 from trace_ingest.scrub import Scrubber, load_scrubber
 from trace_ingest.store import append_lines
 
@@ -269,6 +270,7 @@ class ImportRun:
         self.report = ImportReport(task=task, harness=harness, source=source)
         self.received_at = now_iso()
         self._seen_ids: set[tuple[str, str]] = set()  # (session, id) produced by this run
+        self.progress = Progress(f"import {harness}")  # stderr, on a terminal only
 
     def write(
         self, path: str, summary: FileSummary, events: Iterable[tuple[int, dict[str, Any]]]
@@ -303,9 +305,11 @@ class ImportRun:
             by_session.setdefault(sid, []).append(clean)
         for sid, batch in by_session.items():
             summary.written += self.writer.append(sid, batch)
+        self.progress.update(len(self.report.files), len(self._seen_ids))
 
     def finish(self) -> ImportReport:
         """The report, with one row per session written to."""
+        self.progress.done()
         self.report.sessions = [
             {
                 "session_id": sink.session_id,

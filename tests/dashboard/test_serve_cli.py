@@ -1,0 +1,43 @@
+"""`make demo`'s last line is the exact command that opens the dashboard on the demo data, and
+that command (the real `trail serve` process) serves it."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+from tests.conftest import TRAIL
+
+
+def test_demo_ends_with_the_command_that_serves_its_data(trail_home: Path) -> None:
+    done = subprocess.run([TRAIL, "demo"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.rstrip().splitlines()
+    assert last[-2] == "open the dashboard on the demo data:"
+    words = shlex.split(last[-1])
+    assert words[0] == f"TRAIL_HOME={trail_home}" and words[2:] == ["serve"]
+    assert Path(words[1]).resolve() == Path(TRAIL).resolve()
+    env = {**os.environ, "TRAIL_HOME": words[0].split("=", 1)[1]}
+    proc = subprocess.Popen(
+        [words[1], "serve", "--port", "0"], env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # printed once the first sync is done
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line
+        port = int(found.group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}"})
+        resp = conn.getresponse()
+        body = resp.read().decode()
+        assert resp.status == 200
+        assert body.count('<tr class="session"') == 7  # every demo session
+        assert "demo-guided-" in body
+    finally:
+        proc.terminate()
+        proc.wait(30)
