@@ -38,9 +38,12 @@ and returns ``run.finish()``.
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -72,6 +75,7 @@ __all__ = [
     "finish",
     "json_line",
     "normalize_ts",
+    "open_regular",
     "read_ids",
     "read_lines",
 ]
@@ -343,11 +347,39 @@ def expand_paths(paths: Iterable[str], suffix: str = ".jsonl") -> list[str]:
     return list(found)
 
 
+def open_regular(path: str) -> io.BufferedReader:
+    """``path`` opened to read, only if it is a regular file (OSError otherwise).
+
+    A file named on the command line or found in a walk may be a FIFO or a device
+    (``/dev/zero`` behind a symlink): a plain ``open`` of a FIFO blocks until a writer comes,
+    and a device never ends. Opened ``O_NONBLOCK`` (no wait), checked with ``fstat``, then
+    read as usual (the flag means nothing for a regular file)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = (
+                "a folder"
+                if stat.S_ISDIR(mode)
+                else "a FIFO"
+                if stat.S_ISFIFO(mode)
+                else "a socket"
+                if stat.S_ISSOCK(mode)
+                else "a device"
+            )
+            raise OSError(errno.EINVAL, f"not a regular file ({what})", path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_lines(path: str, limit: int) -> Iterator[tuple[int, bytes | None, int, bool]]:
     """Yield ``(line number, bytes or None when over limit, size, is last line)``; a line
     over ``limit`` is skipped in 1 MiB steps, never held whole. Raises AdapterError."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             prev: tuple[int, bytes | None, int] | None = None
             number = 0
             while True:

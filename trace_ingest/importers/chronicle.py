@@ -30,7 +30,7 @@ from typing import Any
 
 from trace_ingest.errors import AdapterError, TrailError
 from trace_ingest.events import Event
-from trace_ingest.importers._pipeline import ImportReport, ImportRun
+from trace_ingest.importers._pipeline import ImportReport, ImportRun, open_regular
 from trace_ingest.importers.vscode_files import read_chat_json
 from trace_ingest.importers.vscode_mutation_log import read_mutation_log
 from trace_ingest.importers.vscode_reading import FileReport
@@ -102,7 +102,7 @@ def sniff(path: str) -> str:
         return STORE
     if path.endswith(".jsonl"):
         try:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:
                 head = fh.read(4096).lstrip()
         except OSError:
             return MUTATION_LOG  # the reader reports why it cannot be read

@@ -31,6 +31,7 @@ from trace_ingest.importers._pipeline import (
     LineImporter,
     expand_paths,
     normalize_ts,
+    open_regular,
 )
 from trace_ingest.tools import (
     STATUS_OK,
@@ -96,7 +97,7 @@ _SID = re.compile(rb'"(?:sessionId|session_id)"\s*:\s*"([^"\\]{1,200})"')
 def _first_session_id(path: str, head_bytes: int = 1 << 20) -> str | None:
     """The first sessionId in the file's first MiB (for lines before it, which have none)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             match = _SID.search(fh.read(head_bytes))
     except OSError:
         return None  # reported when the file is read
@@ -957,7 +958,7 @@ class _FileState(FileWalk):
         if not os.path.exists(meta):
             return {}
         try:
-            with open(meta, encoding="utf-8") as fh:
+            with open_regular(meta) as fh:
                 data = json.load(fh)
         except (OSError, ValueError) as exc:
             if not self.scan_only:

@@ -28,6 +28,7 @@ import orjson
 from trace_ingest._blake import blake2b
 from trace_ingest.errors import AdapterError
 from trace_ingest.events import Event
+from trace_ingest.importers._pipeline import open_regular
 from trace_ingest.importers.vscode_chat import ChatContext, prompt_text, request_events
 from trace_ingest.importers.vscode_reading import FileReport, file_size, open_repaired
 from trace_ingest.vscode_facts import ms_iso
@@ -107,7 +108,7 @@ def _load_whole(path: str, report: FileReport) -> Any:
     """The whole file parsed at once (orjson), or None to stream it instead (it does not
     parse: the streaming parser then keeps the requests before a cut)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read()
     except OSError as exc:
         raise AdapterError(f"{path}: cannot read: {exc.strerror or exc}") from exc

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trace_ingest.errors import AdapterError
-from trace_ingest.importers._pipeline import FileSummary
+from trace_ingest.importers._pipeline import FileSummary, open_regular
 
 
 @dataclass
@@ -138,7 +138,7 @@ class Utf8Repair(io.RawIOBase):
 def open_repaired(path: str) -> tuple[io.BufferedReader, Utf8Repair]:
     """``(stream to parse, the repairer to ask how many bytes were replaced)``."""
     try:
-        raw = open(path, "rb")  # noqa: SIM115 - the caller closes the returned stream
+        raw = open_regular(path)  # the caller closes the returned stream
     except OSError as exc:
         raise AdapterError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     repair = Utf8Repair(raw)

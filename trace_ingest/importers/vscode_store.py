@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from trace_ingest.events import Event, new_event
+from trace_ingest.importers._pipeline import open_regular
 from trace_ingest.importers.vscode_reading import FileReport
 from trace_ingest.vscode_facts import HARNESS, iso
 
@@ -46,6 +47,11 @@ def _uri(path: str, extra: str) -> str:
 
 def open_read_only(path: str, report: FileReport) -> sqlite3.Connection | None:
     """A read-only connection, or None with ``report.error`` set."""
+    try:  # SQLite would block on a FIFO (and read a device forever)
+        open_regular(path).close()
+    except OSError as exc:
+        report.error = f"cannot read: {exc.strerror or exc}"
+        return None
     last: sqlite3.Error | None = None
     for extra, note in (
         ("", None),
