@@ -197,10 +197,22 @@ def _open_regular(path: str) -> int:
     except OSError as exc:
         reason = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
         raise StoreError(f"cannot be opened ({reason})") from None
+    except ValueError:  # a NUL byte in a name taken from the store (CURRENT's generation)
+        raise StoreError("cannot be opened (a NUL byte in its name)") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise StoreError("not a regular file")
     return fd
+
+
+def _linked(root: str, *inside: str) -> str | None:
+    """The first of the folders ``inside`` (relative to ``root``) that is a symbolic link:
+    files are opened ``O_NOFOLLOW``, which guards only their last component."""
+    for rel in inside:
+        full = os.path.join(root, rel)
+        if os.path.islink(full):
+            return full
+    return None
 
 
 def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
@@ -352,10 +364,14 @@ class UnifiedReader:
             return None
         gen = current.get("generation")
         gen_name = gen if isinstance(gen, str) else f"{gen:016d}" if isinstance(gen, int) else ""
-        if not gen_name or "/" in gen_name or gen_name.startswith("."):
+        if not gen_name or "/" in gen_name or "\0" in gen_name or gen_name.startswith("."):
             out.problems.append(Problem(os.path.join(folder, "CURRENT"), f"bad generation {gen!r}"))
             return None
         gen_dir = os.path.join(folder, "generations", gen_name)
+        linked = _linked(folder, "generations", f"generations/{gen_name}")
+        if linked:
+            out.problems.append(Problem(linked, "a symbolic link; not followed"))
+            return None
         manifest = self._file(out, os.path.join(gen_dir, "manifest.json"), "manifest")
         if not isinstance(manifest, dict):
             return None
@@ -427,6 +443,8 @@ class UnifiedReader:
         where = f"generations/{gen}/manifest.json"
         path = os.path.join(folder, "chunks", f"{sha}.json")
         try:
+            if _linked(folder, "chunks"):
+                raise StoreError("its folder chunks/ is a symbolic link; not followed")
             data = read_bytes(path)
             # Vibe names a chunk by the sha256 of its body without the closing newline
             # ([SRC] _storage.py ``_read_document_body``).
@@ -785,6 +803,11 @@ class UnifiedReader:
             out.problems.append(Problem(store.path, f"unsafe child session id {child!r}"))
             return
         folder = os.path.join(os.path.dirname(store.path), child)
+        if _linked(os.path.dirname(store.path), child):
+            out.problems.append(
+                Problem(folder, f"subagent {child}'s store is a symbolic link; not followed")
+            )
+            return
         if not is_unified(folder):
             out.problems.append(
                 Problem(folder, f"subagent {child}'s store is missing; its calls are not imported")
