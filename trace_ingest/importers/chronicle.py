@@ -244,6 +244,11 @@ class ChronicleImporter:
             report.error = str(exc).removeprefix(f"{report.file}: ")
         except (OSError, MemoryError) as exc:  # pragma: no cover - reported, never a traceback
             report.error = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # a value of a shape no reader expected: said, never a traceback
+            report.error = (  # the type only: the message may quote a value (a secret)
+                f"stopped at a value of an unexpected shape ({type(exc).__name__}); "
+                f"the {report.events} event(s) read before it are kept"
+            )
 
 
 def import_chronicle(

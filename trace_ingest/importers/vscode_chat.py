@@ -137,7 +137,7 @@ def request_events(ctx: ChatContext, request: Any, index: int) -> Iterator[Event
             ctx.not_recorded["response part that is not an object"] += 1
             continue
         kind = part.get("kind")
-        if kind in _TEXT_KINDS:
+        if (kind is None or isinstance(kind, str)) and kind in _TEXT_KINDS:
             text = text_of(part.get("content")) if "content" in part else text_of(part)
             if text:
                 texts.append(text)

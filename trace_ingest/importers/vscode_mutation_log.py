@@ -38,6 +38,9 @@ from trace_ingest.vscode_facts import ms_iso
 
 INITIAL, SET, PUSH, DELETE = 0, 1, 2, 3
 KEEP = 8  # requests kept in memory behind the newest
+# With entries nested at most MAX_DEPTH (vscode_reading.parse_line) set at paths of at most
+# MAX_PATH steps, the replayed state stays shallow enough for the recursive bound/scrub/cut.
+MAX_PATH = 64
 _WRITTEN = "__trail_written__"
 
 
@@ -140,6 +143,8 @@ class _Replay:
         path = entry.get("k")
         if not isinstance(path, list) or not all(isinstance(p, str | int) for p in path):
             raise _PathError("path is not a list of keys and indices")
+        if len(path) > MAX_PATH:
+            raise _PathError(f"path of {len(path)} steps (at most {MAX_PATH} are replayed)")
         if not path:
             if kind == SET:
                 return  # VS Code ignores a root Set ("handled by caller")
@@ -163,9 +168,9 @@ class _Replay:
             if isinstance(start, int) and not isinstance(start, bool):
                 if path == ["requests"] and start < self.written:
                     self.report.not_recorded["requests removed after they were written"] += (
-                        self.written - start
+                        self.written - max(start, 0)
                     )
-                    self.written = start
+                    self.written = max(start, 0)
                 del array[max(start, 0) :]
             values = entry.get("v")
             if isinstance(values, list):

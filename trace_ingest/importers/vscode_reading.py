@@ -16,8 +16,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from trace_ingest import fastjson
 from trace_ingest.errors import AdapterError
 from trace_ingest.importers._pipeline import FileSummary, open_regular
+
+MAX_DEPTH = 100  # nesting levels of a JSON line, as the hook's (hooks/entry.py)
 
 
 @dataclass
@@ -83,7 +86,7 @@ def parse_line(report: FileReport, number: int, data: bytes, is_last: bool) -> A
     if bad is not None:
         report.warnings.append(f"line {number}: invalid UTF-8 at byte {bad}; replaced with U+FFFD")
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except ValueError as exc:
         if is_last and not data.endswith(b"\n"):
             report.skip(number, f"last line cut short (VS Code was writing it): {exc}")
@@ -91,6 +94,11 @@ def parse_line(report: FileReport, number: int, data: bytes, is_last: bool) -> A
             report.skip(number, f"malformed JSON: {exc}")
     except RecursionError:
         report.skip(number, "nested too deeply to parse")
+    else:
+        # Parsed, but the walks after it (replay, bound, scrub, cut) recurse per level.
+        if fastjson.shape_problem(value, MAX_DEPTH, 1 << 62) is None:
+            return value
+        report.skip(number, f"nested deeper than {MAX_DEPTH} levels; not recorded")
     return None
 
 
