@@ -67,6 +67,7 @@ table{border-collapse:collapse;width:100%}
 th,td{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
 th{font-weight:600;color:var(--muted);font-size:12px}
 td{overflow-wrap:anywhere}
+td.nowrap{white-space:nowrap}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px;margin:4px 0;
 max-height:30em;overflow:auto}
 code{overflow-wrap:anywhere}

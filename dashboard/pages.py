@@ -121,16 +121,17 @@ def sessions_page(view: SessionsView, fingerprint: str | None = None) -> str:
     for r in view.rows:
         key = str(r["key"])
         state = str(r.get("state") or "open")
+        shown_state = "closed" if state == "closed" else "open"
         rows.append(
             f'<tr class="session" data-key="{attr(key)}">'
             f'<td><a href="{attr(session_href(key))}">'
             f"{text(r.get('session_id') or key, 80)}</a></td>"
             f"<td>{text(r.get('harness'))}</td>"
             f"<td>{text(r.get('project_dir') or '', 200)}</td>"
-            f"<td>{text(short_time(r.get('started_at')))}</td>"
-            f"<td>{duration(r.get('duration_s'))}</td>"
-            f'<td class="state-{attr(state)}">{"closed" if state == "closed" else "open"}</td>'
-            f"<td>{int(r.get('event_count') or 0)}</td>"
+            f'<td class="nowrap">{text(short_time(r.get("started_at")))}</td>'
+            f'<td class="nowrap">{duration(r.get("duration_s"))}</td>'
+            f'<td class="nowrap state-{attr(state)}">{shown_state}</td>'
+            f'<td class="nowrap">{int(r.get("event_count") or 0)}</td>'
             f'<td class="l1">{l1_cell(*(r.get(c) for c in _L1_COLUMNS))}</td>'
             f'<td class="l2">{l2_cell(r["l2"])}</td>'
             f"<td>{tokens_cell(r.get('usage'))}</td></tr>"

@@ -77,7 +77,8 @@ class SessionView:
     redactions: dict[str, int]
     usage: dict[str, int] | None
     labels: tuple[str | None, str | None]
-    cited: dict[str, list[str]] = field(default_factory=dict)  # event id -> what cites it
+    # event id -> the L1 checks that flag it (L2 verdicts are their own badge)
+    cited: dict[str, list[str]] = field(default_factory=dict)
 
 
 def session(db: Database, home: str, ident: str, now: float | None = None) -> SessionView:
@@ -115,8 +116,6 @@ def session(db: Database, home: str, ident: str, now: float | None = None) -> Se
     for f in (l1 or {}).get("findings") or ():
         if isinstance(f, dict) and f.get("event"):
             view.cited.setdefault(str(f["event"]), []).append(f"L1 {f.get('check')}")
-    for eid, verdict in verdicts.items():
-        view.cited.setdefault(eid, []).append(f"L2 {verdict}")
     return view
 
 

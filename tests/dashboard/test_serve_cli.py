@@ -37,7 +37,15 @@ def test_demo_ends_with_the_command_that_serves_its_data(trail_home: Path) -> No
         body = resp.read().decode()
         assert resp.status == 200
         assert body.count('<tr class="session"') == 7  # every demo session
-        assert "demo-guided-" in body
+        # the L2 demo session: every guide citation links to an event on its page
+        [guided] = re.findall(r'href="(/session/claude-code%2Fdemo-guided-[^"]+)"', body)
+        conn.request("GET", guided, headers={"Host": f"127.0.0.1:{port}"})
+        page = conn.getresponse().read().decode()
+        l2 = page[page.index('<section id="l2">') : page.index('<section id="timeline">')]
+        assert "misaligned" in l2
+        cited = re.findall(r'<a class="flag" href="#(ev-[A-Za-z0-9_-]+)"', l2)
+        assert cited and all(f'id="{c}"' in page for c in cited)
+        assert 'class="badge v-misaligned">L2 misaligned' in page
     finally:
         proc.terminate()
         proc.wait(30)
