@@ -693,8 +693,11 @@ def render(r: dict[str, Any]) -> str:
     lines = [
         SECTION,
         "",
-        f"Measured {r['when']} on {r['machine']} (Python {platform.python_version()}), "
-        f"command: `python bench/scrub.py`.",
+        f"Measured {r['when']} on {r['machine']} (Python {platform.python_version()}, "
+        f"load average {r.get('load', 0):.1f} at the start: timings above about 2 are "
+        "inflated by other processes), command: `python bench/scrub.py "
+        + ("--sdk …`" if r["false_alarms"]["sdk"] else "`")
+        + ".",
         "",
         "| figure | measured | target | ratio | verdict |",
         "|---|---|---|---|---|",
@@ -860,6 +863,7 @@ def main() -> int:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         "adv_kb": adv_kb,
         "hook_runs": hook_runs,
+        "load": os.getloadavg()[0],
     }
     r["typical"] = bench_typical(home, runs)
     r["adversarial"] = bench_adversarial(home, adv_kb * 1024)
