@@ -122,6 +122,8 @@ def sessions_page(view: SessionsView, fingerprint: str | None = None) -> str:
         key = str(r["key"])
         state = str(r.get("state") or "open")
         shown_state = "closed" if state == "closed" else "open"
+        if r.get("waiting"):
+            shown_state += f' <span class="badge waiting">{text(r["waiting"])}</span>'
         rows.append(
             f'<tr class="session" data-key="{attr(key)}">'
             f'<td><a href="{attr(session_href(key))}">'
@@ -386,7 +388,9 @@ def session_body(view: SessionView) -> str:
         f"<h1>Session {text(m.get('session_id') or m.get('key'), 200)}</h1>"
         f"<p>{text(m.get('harness'))} · {text(m.get('project_dir') or '', 300)} · started "
         f"{text(short_time(m.get('started_at')))} · "
-        f"{'closed' if state == 'closed' else 'open'} · {int(m.get('event_count') or 0)} events"
+        f"{'closed' if state == 'closed' else 'open'}"
+        + (f' <span class="badge waiting">{text(view.waiting)}</span>' if view.waiting else "")
+        + f" · {int(m.get('event_count') or 0)} events"
         f" · tokens {tokens_cell(view.usage)} · outcome {text(outcome or 'unknown')}"
         + (f" · task {text(task)}" if task else "")
         + f"</p><p>redactions: {redactions}</p>"

@@ -25,6 +25,21 @@ PAGE_SIZE = 100
 FILTERS = ("harness", "project", "verdict", "since", "until")
 
 
+def waiting(state: Any, newest: tuple[str, str | None] | None) -> str | None:
+    """What an open session waits for, read off its newest event: the agent ended its turn
+    (``agent_stop``: the harness's Stop, the turn is over) -> "waiting for input"; a
+    permission asked and not answered -> "waiting for permission"; else None (working, or
+    nothing recorded says)."""
+    if state == "closed" or newest is None:
+        return None
+    kind, status = newest
+    if kind == "agent_stop":
+        return "waiting for input"
+    if kind == "permission" and status in (None, "asked"):
+        return "waiting for permission"
+    return None
+
+
 @dataclass
 class SessionsView:
     total: int
@@ -58,8 +73,10 @@ def sessions(
         rubric=L1_RUBRIC,
     )
     usage = queries.usage_totals(db, [str(r["key"]) for r in rows])
+    newest = queries.newest_events(db, [str(r["key"]) for r in rows if r.get("state") != "closed"])
     for r in rows:
         r["duration_s"] = duration_s(r)
+        r["waiting"] = waiting(r.get("state"), newest.get(str(r["key"])))
         r["l2"] = queue.state_of(db, str(r["key"]), "l2", now)
         r["usage"] = usage.get(str(r["key"]))
     return SessionsView(total, rows, queries.session_facets(db), picked, max(0, offset))
@@ -79,6 +96,7 @@ class SessionView:
     labels: tuple[str | None, str | None]
     # event id -> the L1 checks that flag it (L2 verdicts are their own badge)
     cited: dict[str, list[str]] = field(default_factory=dict)
+    waiting: str | None = None
 
 
 def session(db: Database, home: str, ident: str, now: float | None = None) -> SessionView:
@@ -113,6 +131,7 @@ def session(db: Database, home: str, ident: str, now: float | None = None) -> Se
         usage=queries.usage_totals(db, [key]).get(key),
         labels=queries.labels(db, key),
     )
+    view.waiting = waiting(meta.get("state"), queries.newest_events(db, [key]).get(key))
     for f in (l1 or {}).get("findings") or ():
         if isinstance(f, dict) and f.get("event"):
             view.cited.setdefault(str(f["event"]), []).append(f"L1 {f.get('check')}")

@@ -490,3 +490,21 @@ def mirror_fingerprint(db: Database) -> str:
     h = blake2b(digest_size=8)
     h.update(repr(tuple(row)).encode())
     return h.hexdigest()
+
+
+def newest_events(db: Database, keys: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    """Session key -> (kind, status) of its newest recorded event (by the event's own time),
+    for the dashboard's "waiting for input" state."""
+    if not keys:
+        return {}
+    marks = ",".join("?" * len(keys))
+    rows = db.execute(
+        "SELECT e.session_key, e.kind, json_extract(e.body, '$.status') FROM events e"
+        f" WHERE e.session_key IN ({marks}) AND e.rowid = (SELECT rowid FROM events WHERE"
+        " session_key = e.session_key ORDER BY ts DESC, received_at DESC, file_offset DESC"
+        " LIMIT 1)",
+        list(keys),
+    ).fetchall()
+    return {
+        str(k): (str(kind), None if status is None else str(status)) for k, kind, status in rows
+    }

@@ -20,6 +20,7 @@ IMG = "</pre></details><img src=x onerror=\"document.title='PWNED'\">"
 CONTROL = "bell\x07 nul\x00 esc\x1b[31m del\x7f"
 LONG = "x" * 60_000
 AGENT = "agent-lane-7"
+WAITING = "dash-waiting-3"
 BASE: dict[str, Any] = {
     "session_id": SESSION,
     "transcript_path": "/t.jsonl",
@@ -70,6 +71,9 @@ def record_hostile_session() -> None:
         done = run_hook({**BASE, **p})
         assert done.returncode == 0, done.stderr
     run_hook({**BASE, "session_id": "dash-plain-2", "hook_event_name": "SessionStart"})
+    # open, its turn over: the agent waits for the user
+    for name in ("SessionStart", "UserPromptSubmit", "Stop"):
+        run_hook({**BASE, "session_id": WAITING, "hook_event_name": name, "prompt": "hi"})
     scored = subprocess.run(
         [TRAIL, "eval", "score", "--session", SESSION],
         capture_output=True,

@@ -68,7 +68,7 @@ def test_sessions_to_session_to_flagged_event(
         page.goto(server.url)
         assert page.title() == "trail — sessions"
         rows = page.locator("tr.session")
-        assert rows.count() == 2
+        assert rows.count() == 3
         plain = page.locator('tr.session[data-key="claude-code/dash-plain-2"]')
         assert plain.locator("td.l1 .absent").inner_text() == "Not scored"
         hostile = page.locator(f'tr.session[data-key="claude-code/{SESSION}"]')

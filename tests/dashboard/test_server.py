@@ -14,7 +14,7 @@ import pytest
 
 from dashboard.html import anchor, clean
 from tests.conftest import TRAIL
-from tests.dashboard._store import AGENT, SESSION, record_hostile_session, serving
+from tests.dashboard._store import AGENT, SESSION, WAITING, record_hostile_session, serving
 
 
 class Tags(HTMLParser):
@@ -83,6 +83,12 @@ def test_sessions_page_lists_and_filters(recorded: Path) -> None:
         # the hostile one is closed and L2 has not run: "Not graded yet", as absence
         row = re.search(rf'<tr class="session" data-key="claude-code/{SESSION}">.*?</tr>', body)
         assert row and "Not graded yet" in row.group() and "flags-only" in row.group()
+        # open sessions: one whose turn ended waits for input, one that just started does not
+        row = re.search(rf'<tr class="session" data-key="claude-code/{WAITING}">.*?</tr>', body)
+        assert row and 'class="badge waiting">waiting for input<' in row.group()
+        assert (
+            "waiting" not in body.split('data-key="claude-code/dash-plain-2"')[1].split("</tr>")[0]
+        )
         assert SESSION not in get(server.port, "/?harness=vibe")[2]
         only = get(server.port, "/?verdict=none")[2]
         assert "dash-plain-2" in only and f'data-key="claude-code/{SESSION}"' not in only
