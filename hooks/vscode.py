@@ -19,7 +19,9 @@ harnesses' adapters; what reaches this one is the Local shape, or Codex's:
   tables; ``extra.agent_harness`` says which it was.
 
 The session id is decoded (``vscode_facts.decode_session_id``) so a hooked session and its
-imported chatSessions file meet in one trace; the URI as sent stays in ``extra.session_uri``.
+imported chatSessions file meet in one trace; the target (``local``) is ``extra.session_target``.
+The URI itself is not kept: its tail is the id base64-encoded, which the scrubber cannot read, so
+a token pasted into an id would reach disk through it (``encode_session_id`` rebuilds it).
 """
 
 from __future__ import annotations
@@ -71,8 +73,7 @@ def normalize(payload: dict[str, Any], received_at: str, digest: str) -> list[Ev
     if isinstance(cwd, str):
         ev["cwd"] = cwd
     if sid != sent:
-        rest["session_uri"] = sent
-        rest["session_target"] = target
+        rest["session_target"] = target  # not the URI: base64 of the id, hidden from scrub
     if codex:
         rest["agent_harness"] = "codex"
     for key in ("agent_id", "agent_type"):
