@@ -39,6 +39,7 @@ from scorers.registry import LEVELS, RUBRICS, parse_levels, select
 from scorers.report import RULE, render_passk, render_traces, traces_json
 from scorers.trace_grader import grade_trace_file
 from telemetry import queries
+from telemetry.render import paint_verdict
 from trace_ingest.errors import ScorerError, TrailError
 from trace_ingest.paths import trail_home
 
@@ -293,9 +294,10 @@ def list_cmd(session: str | None, rubric: str | None, limit: int | None, as_json
         )
         cov = r.get("coverage")
         cov_s = "n/a" if cov is None else f"{100 * cov:.0f}%"
+        verdict = f"{str(r.get('verdict'))[:26]:26}"
         click.echo(
             f"{str(r.get('timestamp'))[:19]:20} {str(r.get('sessionKey'))[:36]:36} "
-            f"{r.get('rubric')!s:12} {str(r.get('verdict'))[:26]:26} {pts:>9} "
+            f"{r.get('rubric')!s:12} {paint_verdict(r.get('verdict'), verdict)} {pts:>9} "
             f"{cov_s:>6} {verified}"
         )
 

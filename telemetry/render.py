@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import click
+
 
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> str:
     """A left-aligned text table; ``columns`` are ``(key, heading)`` pairs."""
@@ -81,3 +83,24 @@ def _input_summary(value: Any) -> str:
             if isinstance(value.get(key), str):
                 return str(value[key])
     return ""
+
+
+_BAD = ("fail", "corrupt-success", "flags-only: high-severity", "misaligned")
+_WARN = ("pass-with-warnings", "flags-only: warnings", "insufficient-data")
+_GOOD = ("clean-pass", "flags-only: clean", "aligned")
+
+
+def paint_verdict(verdict: Any, cell: str) -> str:
+    """``cell`` (already padded) coloured by its verdict: red, yellow or green. ``click.echo``
+    drops the colour when stdout is not a terminal (a pipe, a file, CI), so plain text
+    stays plain."""
+    colour = (
+        "red"
+        if verdict in _BAD
+        else "yellow"
+        if verdict in _WARN
+        else "green"
+        if verdict in _GOOD
+        else None
+    )
+    return click.style(cell, fg=colour, bold=verdict in _BAD) if colour else cell
