@@ -160,3 +160,18 @@ def test_report_html_is_one_self_contained_file(recorded: Path, tmp_path: Path) 
 def test_escaping_helpers() -> None:
     assert clean("a\x00b\u2028c\ud800") == "a\\u0000b\\u2028c\ufffd"
     assert re.fullmatch(r"ev-[A-Za-z0-9_-]+", anchor('x" onmouseover="y'))
+
+
+def test_a_request_reads_through_a_connection_that_cannot_write(recorded: Path) -> None:
+    import sqlite3
+
+    from dashboard.server import read_only, sync_once
+
+    sync_once(str(recorded))
+    db = read_only(str(recorded))
+    try:
+        assert db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 3
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            db.execute("DELETE FROM sessions")
+    finally:
+        db.close()
