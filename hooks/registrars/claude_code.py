@@ -2,17 +2,31 @@
 
 Claude Code (harnesses.md §1.2): ``hooks`` -> event -> matcher groups -> handlers. trail adds
 one matcher group per event holding one ``command`` handler, ``async`` (a recorder must not
-slow the agent; §1.3) with a short timeout. Every other key, hook and setting is kept as is;
-a backup of the previous file is written next to it first (``hooks.install.write_settings``).
+slow the agent; §1.3) with a short timeout, except ``Stop``, which runs in the foreground:
+
+- ``claude -p`` tears down right after ``Stop`` fires and cancels every async hook still
+  running then; whenever one is, it takes about 1.5 s longer to exit (Claude Code 2.1.328,
+  observed with any async command, even ``exec sleep 5``: docs/benchmarks.md, "Agent wall
+  time"), and an async ``Stop`` is usually one of them, so its event is lost as well
+  (docs/testing.md, "What the rig has shown").
+- A foreground ``Stop`` costs one hook call (~10-20 ms) per turn, once the agent is done with
+  the turn; no tool call waits for it, and the async hooks started before it finish meanwhile.
+  It exits 0 and prints nothing, so Claude stops as it would without it.
+
+Every other key, hook and setting is kept as is; a backup of the previous file is written
+next to it first (``hooks.install.write_settings``).
 
 trail's own handler is recognised by the exact command it writes (``trace_ingest.settings_io``):
-``<absolute path>/trail hook claude-code`` and nothing else. An event that already has a user's
-hook mentioning ``trail hook claude-code`` (a wrapper) is left to it, and uninstall never
-removes such a hook. The events registered are the descriptor's ``hook_events``
+the direct form ``<python> -I -S <.../hooks/run.py> claude-code``, or the console-script form
+``<absolute path>/trail hook claude-code`` earlier versions wrote, and nothing else. An event
+that already has a user's hook mentioning trail's hook (a wrapper) is left to it, and
+uninstall never removes such a hook. The events registered are the descriptor's ``hook_events``
 (``trace_ingest/harnesses/claude_code.py``), which are the events the adapter maps.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from hooks import claude_code as adapter_module
 from hooks._protocols import Adapter
@@ -30,6 +44,29 @@ from trace_ingest.harnesses.table import Harness
 from trace_ingest.settings_io import read_settings
 
 HOOK_TIMEOUT_SECONDS = 10
+FOREGROUND_EVENTS = frozenset({"Stop"})  # see the module docstring
+FOREGROUND_TIMEOUT_SECONDS = 5  # the most a stuck recorder may hold the end of a turn
+
+
+def handler_for(event: str, command: str) -> dict[str, Any]:
+    """trail's handler object for ``event``: async, or in the foreground for ``Stop``."""
+    if event in FOREGROUND_EVENTS:
+        return {"type": "command", "command": command, "timeout": FOREGROUND_TIMEOUT_SECONDS}
+    return {"type": "command", "command": command, "async": True, "timeout": HOOK_TIMEOUT_SECONDS}
+
+
+def _restate(handler: dict[str, Any], event: str, command: str) -> bool:
+    """Bring one of trail's own handlers to what this version registers; True if changed."""
+    wanted = handler_for(event, command)
+    flags = ("command", "async", "timeout")
+    if all(handler.get(k) == wanted.get(k) for k in flags):
+        return False
+    for key in flags:
+        if key in wanted:
+            handler[key] = wanted[key]
+        else:
+            handler.pop(key, None)
+    return True
 
 
 class ClaudeCodeRegistrar:
@@ -58,22 +95,18 @@ class ClaudeCodeRegistrar:
         hooks = settings.setdefault("hooks", {})
         if not isinstance(hooks, dict):
             raise InstallError(f"{path}: 'hooks' is not an object; refusing to touch it")
-        for event in events_to_add(self.descriptor, settings, command, change):
+        missing = events_to_add(self.descriptor, settings, command, change)
+        for event, handler in self.descriptor.handlers(settings):
+            # trail's own entries (updated above, or written by an earlier version): the
+            # flags this version registers (Stop in the foreground).
+            ours = handler.get("command") == command
+            if ours and _restate(handler, event, command) and event not in change.updated:
+                change.updated.append(event)
+        for event in missing:
             groups = hooks.setdefault(event, [])
             if not isinstance(groups, list):
                 raise InstallError(f"{path}: hooks.{event} is not a list; refusing to touch it")
-            groups.append(
-                {
-                    "hooks": [
-                        {
-                            "type": "command",
-                            "command": command,
-                            "async": True,
-                            "timeout": HOOK_TIMEOUT_SECONDS,
-                        }
-                    ]
-                }
-            )
+            groups.append({"hooks": [handler_for(event, command)]})
             change.added.append(event)
         if not hooks and not change.added:
             del settings["hooks"]

@@ -179,6 +179,7 @@ def _delay_stop(settings: dict[str, Any], ctx: RunContext) -> None:
         for handler in group["hooks"]:
             if is_trail_command(handler.get("command"), "claude-code"):
                 handler["command"] = f"echo started >> {marker}; sleep 20; {handler['command']}"
+                handler["async"] = True  # trail registers Stop in the foreground; not here
                 changed += 1
     if changed != 1:
         raise AssertionError(f"expected one trail Stop handler, patched {changed}")

@@ -59,8 +59,27 @@ def test_install_merges_and_preserves_everything(tmp_path: Path) -> None:
         "async": True,
         "timeout": 10,
     }
+    stop = data["hooks"]["Stop"][1]["hooks"][0]  # after the user's own Stop hook
+    assert stop == {"type": "command", "command": "/opt/trail hook claude-code", "timeout": 5}
     assert change.backup and json.loads(Path(change.backup).read_text()) == USER_SETTINGS
     assert stat.S_IMODE(Path(change.backup).stat().st_mode) == 0o600  # settings may hold keys
+
+
+def test_an_async_stop_from_an_earlier_version_runs_in_the_foreground_after_install(
+    tmp_path: Path,
+) -> None:
+    """claude -p cancels async hooks still running at its exit (and exits ~1.5 s later for
+    it): trail's Stop handler is moved to the foreground; the others stay async."""
+    installer.install("claude-code", "project", str(tmp_path), executable="/opt/trail")
+    path = settings_file(tmp_path)
+    data = json.loads(path.read_text())
+    data["hooks"]["Stop"][0]["hooks"][0].update({"async": True, "timeout": 10})
+    path.write_text(json.dumps(data))
+    change = installer.install("claude-code", "project", str(tmp_path), executable="/opt/trail")
+    assert change.updated == ["Stop"] and change.added == []
+    again = json.loads(path.read_text())
+    assert "async" not in again["hooks"]["Stop"][0]["hooks"][0]
+    assert again["hooks"]["PreToolUse"][0]["hooks"][0]["async"] is True
 
 
 def test_install_is_idempotent(tmp_path: Path) -> None:
