@@ -13,7 +13,6 @@ nothing inside the data dir is followed through a symlink.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import time
@@ -29,8 +28,9 @@ from trace_ingest.paths import (
     UnsafePath,
     capture_off_path,
     hook_home,
-    open_home,
+    pin_home,
     trace_path,
+    unpin_home,
 )
 from trace_ingest.store import append_error, append_lines, record_lost, take_lost
 
@@ -55,8 +55,8 @@ ADAPTERS: dict[str, str] = {
 PREVIEW_CHARS = 2000  # of an unparseable payload, kept (scrubbed) for diagnosis
 
 # Parse bounds (docs/security.md): a payload past them is recorded as a stub, not parsed.
-MAX_DEPTH = 100  # nesting levels of arrays and objects
-MAX_ELEMENTS = 100_000  # values in all arrays and objects together
+MAX_DEPTH = fastjson.MAX_DEPTH
+MAX_ELEMENTS = fastjson.MAX_ELEMENTS
 PRESCAN_BYTES = 2 << 20  # larger payloads have their brackets counted before parsing
 # Reading and draining stdin: never more than this, never longer than this.
 READ_CHUNK = 1 << 20
@@ -93,7 +93,9 @@ def run(harness: str, stdin: Any = None, started_ns: int | None = None) -> int:
             _drain(stdin)
             return 0
         try:
-            os.close(open_home(home))
+            # Checked once and held for the whole call: every later open in the data dir
+            # (config, key, trace, lost-events record, log) starts from this descriptor.
+            pin_home(home)
         except OSError:
             # A data dir another user owns or can write is not used at all: not even its
             # error log is trusted. `trail doctor` reports the data dir's owner and mode.
@@ -107,6 +109,8 @@ def run(harness: str, stdin: Any = None, started_ns: int | None = None) -> int:
         _record(home, harness, stdin, received_at)
     except BaseException as exc:
         _log(home, harness, "hook", f"{type(exc).__name__}: {exc}")
+    finally:
+        unpin_home()
     return 0
 
 
@@ -123,14 +127,16 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
         _log(home, harness, "config", problem, once=True)
     capture = config["capture"]
     limit = int(capture["max_payload_bytes"])
+    section = config.get("scrub")  # read once: a stub is scrubbed with the same rules
+
+    def stub(raw: bytes, reason: str, preview: str | None = None, size: int | None = None) -> None:
+        _write_stub(home, harness, received_at, raw, reason, preview, size, section)
+
     try:
         raw = _read(stdin, limit)
     except Oversize as big:
         more = "" if big.drained else "+ (stdin not drained to its end)"
-        _write_stub(
-            home,
-            harness,
-            received_at,
+        stub(
             big.head,
             f"payload of {big.size}{more} bytes exceeds max_payload_bytes={limit}; not parsed",
             size=big.size,
@@ -144,7 +150,7 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
     too_big = _too_big(raw)
     if too_big:
         preview = raw[: PREVIEW_CHARS + SCRUB_MARGIN].decode("utf-8", "replace")
-        _write_stub(home, harness, received_at, raw, f"payload {too_big}; not parsed", preview)
+        stub(raw, f"payload {too_big}; not parsed", preview)
         return
     digest = blake2b(raw, digest_size=16).hexdigest()
     try:
@@ -160,17 +166,14 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
     try:
         payload, nonfinite = fastjson.loads_strict(text)
     except ValueError as exc:
-        _write_stub(home, harness, received_at, raw, f"malformed JSON: {exc}", preview=text)
+        stub(raw, f"malformed JSON: {exc}", preview=text)
         return
     except RecursionError:
         reason = f"payload nested deeper than {MAX_DEPTH} levels; not parsed"
-        _write_stub(home, harness, received_at, raw, reason, preview=text)
+        stub(raw, reason, preview=text)
         return
     if not isinstance(payload, dict):
-        _write_stub(
-            home,
-            harness,
-            received_at,
+        stub(
             raw,
             f"payload is a JSON {type(payload).__name__}, not an object",
             preview=text,
@@ -178,7 +181,7 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
         return
     shape = fastjson.shape_problem(payload, MAX_DEPTH, MAX_ELEMENTS)  # µs for a usual payload
     if shape:
-        _write_stub(home, harness, received_at, raw, f"payload {shape}; not recorded", text)
+        stub(raw, f"payload {shape}; not recorded", text)
         return
     # The payload's shape names its real sender (a VS Code or Copilot payload sent to
     # `trail hook claude-code`, a Vibe one from a Claude plugin): hooks/sender.py.
@@ -235,7 +238,8 @@ def _normalize(harness: str, payload: dict[str, Any], received_at: str, digest: 
         )
         ev["extra"] = payload
         return [ev]
-    adapter: Adapter = importlib.import_module(module_name)
+    # __import__, not importlib.import_module: importing importlib costs the hook `warnings`.
+    adapter: Adapter = __import__(module_name, fromlist=["normalize"])
     return adapter.normalize(payload, received_at, digest)
 
 
@@ -324,8 +328,10 @@ def _write_stub(
     reason: str,
     preview: str | None = None,
     size: int | None = None,
+    scrub_section: Any = None,
 ) -> None:
-    """Record an unparseable or oversize payload: what can be salvaged, scrubbed, never raw."""
+    """Record an unparseable or oversize payload: what can be salvaged, scrubbed, never raw.
+    ``scrub_section``: the config's, when the caller has read config.json (None: read it)."""
     _log(home, harness, "parse", reason)
     import re  # only for payloads that could not be parsed
 
@@ -349,7 +355,7 @@ def _write_stub(
         # its rule no longer recognises the part that is kept.
         extra["preview"] = preview[: PREVIEW_CHARS + SCRUB_MARGIN]
     ev["extra"] = extra
-    _write(home, harness, [ev], {"max_field_chars": PREVIEW_CHARS}, received_at)
+    _write(home, harness, [ev], {"max_field_chars": PREVIEW_CHARS}, received_at, scrub_section)
 
 
 def _read(stdin: Any, limit: int) -> bytes:

@@ -104,7 +104,7 @@ def _load() -> dict[str, Any]:
 
 
 def _read() -> bytes | None:
-    from trace_ingest.paths import open_dirs, open_file
+    from trace_ingest.paths import open_dirs, open_file_stat
 
     assert _home is not None
     try:
@@ -112,13 +112,13 @@ def _read() -> bytes | None:
     except FileNotFoundError:
         return None
     try:
-        fd = open_file(folder, _name(), str(_cache_path), os.O_RDONLY)
+        fd, st = open_file_stat(folder, _name(), str(_cache_path), os.O_RDONLY)
     except FileNotFoundError:
         return None
     finally:
         os.close(folder)
     try:
-        size = os.fstat(fd).st_size
+        size = st.st_size
         if size > 16 << 20:
             return b""  # not ours: ours is a few hundred KB
         chunks = []

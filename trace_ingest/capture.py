@@ -58,6 +58,20 @@ def cut(value: Any, limit: int, path: str, cuts: dict[str, int]) -> Any:
     return value
 
 
+def within(value: Any, limit: int) -> bool:
+    """Whether every string in ``value`` has at most ``limit`` characters (a walk that builds
+    nothing: the usual event needs neither ``bound`` nor ``cut``)."""
+    if isinstance(value, str):
+        return len(value) <= limit
+    if isinstance(value, dict):
+        return all(within(v, limit) for v in value.values())
+    if isinstance(value, list):
+        return all(within(v, limit) for v in value)
+    # Numbers and null; anything else (bytes, a tuple, an object the scrubber turns into
+    # text) takes the full bound / cut path.
+    return value is None or isinstance(value, (bool, int, float))
+
+
 def finish(event: Mapping[str, Any], scrubber: Scrubber, limit: int) -> dict[str, Any]:
     """Scrub one event and bound its fields; adds ``redactions`` / ``truncated`` when any.
 
@@ -65,13 +79,20 @@ def finish(event: Mapping[str, Any], scrubber: Scrubber, limit: int) -> dict[str
     """
     cuts: dict[str, int] = {}
     body = {k: v for k, v in event.items() if k not in ("v", "id")}
-    bounded = {k: v if k in FIXED else bound(v, limit + SCRUB_MARGIN) for k, v in body.items()}
+    short = all(k in FIXED or within(v, limit) for k, v in body.items())
+    if short:
+        bounded = body  # nothing to bound
+    else:
+        bounded = {k: v if k in FIXED else bound(v, limit + SCRUB_MARGIN) for k, v in body.items()}
     clean, counts = scrubber.scrub_value(bounded)
     if not isinstance(clean, dict):  # pragma: no cover - the scrubber keeps shapes
         raise TypeError("the scrubber changed the event's shape")
     out: dict[str, Any] = {"v": event["v"], "id": event["id"]}
-    for k, v in clean.items():
-        out[k] = v if k in FIXED else cut(v, limit, k, cuts)
+    if short and not counts:  # unchanged by the scrubber, so still within the limit
+        out.update(clean)
+    else:  # (a redaction tag can be longer than what it replaces)
+        for k, v in clean.items():
+            out[k] = v if k in FIXED else cut(v, limit, k, cuts)
     if counts:
         out["redactions"] = dict(counts)
     if cuts:

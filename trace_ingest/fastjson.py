@@ -64,6 +64,11 @@ def _float(text: str) -> Any:
     return value
 
 
+# The bounds of a JSON value trail walks (hook payloads, JSON inside a scrubbed string): past
+# them the hook records a stub and the scrubber scans the text as text (docs/security.md).
+MAX_DEPTH = 100  # nesting levels of arrays and objects
+MAX_ELEMENTS = 100_000  # values in all arrays and objects together
+
 _INT_MIN = -(1 << 63)
 _INT_MAX = (1 << 64) - 1
 

@@ -161,12 +161,32 @@ def home_problems(home: str) -> list[str]:
     return []
 
 
+_PINNED: dict[str, int] = {}  # data dir path -> its checked descriptor (one hook call)
+
+
+def pin_home(home: str) -> None:
+    """Check the data dir once and hold its descriptor until ``unpin_home``: every
+    ``open_home(home)`` meanwhile is a ``dup`` of it, not another open and check. The hook
+    pins for the length of one call (the data dir is then the same folder for every file it
+    opens); nothing long-running pins, so a data dir replaced later is seen as replaced."""
+    unpin_home()
+    _PINNED[home] = open_home(home)
+
+
+def unpin_home() -> None:
+    while _PINNED:
+        os.close(_PINNED.popitem()[1])
+
+
 def open_home(home: str, create: bool = True) -> int:
     """A descriptor of the data dir, after checking it (raises UnsafePath).
 
     The data dir itself may be reached through a symlink (a user's own layout); what it
     resolves to must be a folder owned by this user and not writable by group or others.
     """
+    pinned = _PINNED.get(home)
+    if pinned is not None:
+        return os.dup(pinned)
     if create:
         ensure_dir(home)
     fd = os.open(home, _DIR_FLAGS)
@@ -231,6 +251,13 @@ def open_file(
     """Open the file ``name`` under the folder ``parent`` with ``flags``, never through a
     symlink, never a FIFO or device (``O_NONBLOCK``, then a regular-file check), and only when
     it is owned by this user, not writable by others and not hard-linked elsewhere."""
+    return open_file_stat(parent, name, what, flags, mode, max_links)[0]
+
+
+def open_file_stat(
+    parent: int, name: str, what: str, flags: int, mode: int = FILE_MODE, max_links: int = 1
+) -> tuple[int, os.stat_result]:
+    """``open_file``, with the ``fstat`` its check made (size, inode: no second call)."""
     try:
         fd = os.open(name, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, mode, dir_fd=parent)
     except OSError as exc:
@@ -238,11 +265,12 @@ def open_file(
             raise UnsafePath(f"{what} is a symlink; refused") from None
         raise
     try:
-        _vet(os.fstat(fd), what, False, max_links)
+        st = os.fstat(fd)
+        _vet(st, what, False, max_links)
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, st
 
 
 def sessions_dir(home: str) -> str:

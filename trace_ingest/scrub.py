@@ -67,8 +67,8 @@ Span = tuple[int, int]
 
 # JSON held in a string is decoded and scrubbed as JSON only within these bounds (as the
 # hook bounds payloads); past them it is scanned as text, which the rules handle as well.
-NESTED_MAX_DEPTH = 100
-NESTED_MAX_ELEMENTS = 100_000
+NESTED_MAX_DEPTH = fastjson.MAX_DEPTH
+NESTED_MAX_ELEMENTS = fastjson.MAX_ELEMENTS
 
 
 # ----------------------------------------------------------------------------- the scrubber
@@ -664,11 +664,11 @@ def _load_or_create_key(home: str) -> bytes:
 def _read_key(folder: int, path: str) -> tuple[bytes | None, str | None, int]:
     """``(key, None, ino)`` when valid; ``(None, why, ino)`` when present but bad; ``(None,
     None, 0)`` when missing."""
-    from trace_ingest.paths import UnsafePath, open_file
+    from trace_ingest.paths import UnsafePath, open_file_stat
 
     try:
         # Two links for a moment: a new key is linked from its temporary name, then unlinked.
-        fd = open_file(folder, "scrub.key", path, os.O_RDONLY, max_links=2)
+        fd, st = open_file_stat(folder, "scrub.key", path, os.O_RDONLY, max_links=2)
     except FileNotFoundError:
         return None, None, 0
     except UnsafePath as exc:
@@ -678,7 +678,7 @@ def _read_key(folder: int, path: str) -> tuple[bytes | None, str | None, int]:
             inode = 0
         return None, str(exc), inode
     try:
-        inode = os.fstat(fd).st_ino
+        inode = st.st_ino
         key = os.read(fd, KEY_BYTES + 1)
     finally:
         os.close(fd)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 
 from trace_ingest import fastjson
-from trace_ingest.paths import open_dirs, open_file
+from trace_ingest.paths import open_dirs, open_file, open_file_stat
 
 MAX_ERROR_DETAIL = 2000
 MAX_ERROR_LOG = 1 << 20  # bytes; then one rotation to hook-errors.log.1
@@ -134,9 +134,9 @@ def _recent_errors(home: str) -> list[object]:
 
 
 def _tail(folder: int, name: str, tail_bytes: int) -> list[str]:
-    fd = open_file(folder, name, name, os.O_RDONLY)
+    fd, st = open_file_stat(folder, name, name, os.O_RDONLY)
     try:
-        size = os.fstat(fd).st_size
+        size = st.st_size
         start = max(0, size - tail_bytes)
         data = os.pread(fd, size - start, start)
     finally:

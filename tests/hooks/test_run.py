@@ -42,8 +42,8 @@ def test_records_silently_without_site_re_or_the_console_script(trail_home: Path
         for line in done.stderr.decode().splitlines()
         if line.startswith("import time:") and "|" in line
     }
-    assert {"hooks.entry", "trace_ingest.scrub"} <= imported
-    assert imported & {"site", "re", "typing", "json", "importlib.metadata", "click"} == set()
+    assert {"hooks.entry", "hooks.claude_code", "trace_ingest.scrub"} <= imported
+    assert imported & {"site", "re", "typing", "json", "importlib", "warnings", "click"} == set()
 
 
 def test_the_agents_pythonpath_cannot_replace_trails_code(tmp_path: Path, trail_home: Path) -> None:

@@ -29,8 +29,6 @@ How a harness plugs in (``<id>`` = ``copilot-cli``, module name ``<mod>`` = ``co
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
     from typing import Any
@@ -222,7 +220,9 @@ def get(harness: str) -> Harness:
             raise UnknownHarness(
                 f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}"
             )
-        descriptor = importlib.import_module(module).DESCRIPTOR
+        # __import__, not importlib.import_module: the hook resolves its harness here, and
+        # importing importlib costs it `warnings` too (docs/benchmarks.md, "Hook latency").
+        descriptor = __import__(module, fromlist=["DESCRIPTOR"]).DESCRIPTOR
         if not isinstance(descriptor, Harness) or descriptor.id != harness:
             raise TypeError(f"{module}.DESCRIPTOR is not the Harness {harness!r}")
         found = _LOADED[harness] = descriptor
