@@ -99,7 +99,9 @@ def test_settings_locations(tmp_path: object) -> None:
     assert cc.settings_path("user") == os.path.expanduser("~/.claude/settings.json")
     with pytest.raises(InstallError, match="unknown scope"):
         cc.settings_path("global")
-    unwired = next(d for d in descriptors() if not d.settings)
+    # Every harness trail knows is wired now; a descriptor without settings locations is what
+    # a harness added before its registrar looks like.
+    unwired = Harness(id="later", name="A later harness")
     with pytest.raises(UnknownHarness, match="not supported yet"):
         unwired.settings_path("user")
 
