@@ -91,6 +91,13 @@ def tokens_cell(usage: dict[str, int] | None) -> str:
     )
 
 
+def _drill(name: str, value: Any) -> str:
+    """A cell that filters the list by its own value (drill-down per project, harness)."""
+    if not value:
+        return ""
+    return f'<a href="/?{attr(urlencode({name: str(value)}))}">{text(value, 200)}</a>'
+
+
 def _select(name: str, label: str, values: list[str], current: str, extra: str = "") -> str:
     opts = ['<option value="">any</option>', extra]
     for v in values:
@@ -128,8 +135,8 @@ def sessions_page(view: SessionsView, fingerprint: str | None = None) -> str:
             f'<tr class="session" data-key="{attr(key)}">'
             f'<td><a href="{attr(session_href(key))}">'
             f"{text(r.get('session_id') or key, 80)}</a></td>"
-            f"<td>{text(r.get('harness'))}</td>"
-            f"<td>{text(r.get('project_dir') or '', 200)}</td>"
+            f"<td>{_drill('harness', r.get('harness'))}</td>"
+            f"<td>{_drill('project', r.get('project_dir'))}</td>"
             f'<td class="nowrap">{text(short_time(r.get("started_at")))}</td>'
             f'<td class="nowrap">{duration(r.get("duration_s"))}</td>'
             f'<td class="nowrap state-{attr(state)}">{shown_state}</td>'
@@ -370,9 +377,22 @@ def _l2_section(view: SessionView) -> str:
         + f"<p>judge {text(judge.get('model'))}"
         + (" (replayed)" if judge.get("replayed") else "")
         + (" — verified" if judge.get("verified") else " — UNVERIFIED")
+        + _judge_cost(judge)
         + f"</p><ul>{''.join(rows) or '<li>no guides in context</li>'}</ul>"
         "<p>An action with no L2 badge was not judged (it is not unguided).</p></section>"
     )
+
+
+def _judge_cost(judge: dict[str, Any]) -> str:
+    """The judge call's tokens and cost, where it recorded them."""
+    parts = []
+    if isinstance(judge.get("inputTokens"), int):
+        parts.append(f"{judge['inputTokens']:,} tokens in")
+    if isinstance(judge.get("outputTokens"), int):
+        parts.append(f"{judge['outputTokens']:,} out")
+    if isinstance(judge.get("costUsd"), int | float):
+        parts.append(f"${judge['costUsd']:.4f}")
+    return f" · {text(', '.join(parts))}" if parts else ""
 
 
 def session_body(view: SessionView) -> str:

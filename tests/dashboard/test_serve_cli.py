@@ -42,7 +42,7 @@ def test_demo_ends_with_the_command_that_serves_its_data(trail_home: Path) -> No
         conn.request("GET", guided, headers={"Host": f"127.0.0.1:{port}"})
         page = conn.getresponse().read().decode()
         l2 = page[page.index('<section id="l2">') : page.index('<section id="timeline">')]
-        assert "misaligned" in l2
+        assert "misaligned" in l2 and "tokens in" in l2  # the judge's recorded usage
         cited = re.findall(r'<a class="flag" href="#(ev-[A-Za-z0-9_-]+)"', l2)
         assert cited and all(f'id="{c}"' in page for c in cited)
         assert 'class="badge v-misaligned">L2 misaligned' in page
