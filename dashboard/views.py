@@ -103,16 +103,20 @@ def session(db: Database, home: str, ident: str, now: float | None = None) -> Se
     """One session's page: its timeline, its grades and where each verdict points."""
     meta = queries.resolve_session(db, ident)
     key = str(meta["key"])
-    timeline = queries.session_timeline(db, key)
     l1 = queries.latest_grade(db, key, L1_RUBRIC)
     live, error = False, None
+    timeline: Canonical | None = None
     if l1 is None:
         try:
             graded = grade_and_record(db, home, key, levels=("L0", "L1"), record=False)
             l1 = next((r for r in graded.records if r.get("rubric") == L1_RUBRIC), None)
             live = l1 is not None
+            # the grade read the same canonical session: one pass over the events, not two
+            timeline = Canonical(events=list(graded.grade.data.events))
         except Exception as exc:  # a crashing check must not take the page down: say so
             error = f"{type(exc).__name__}: {exc}"
+    if timeline is None:
+        timeline = queries.session_timeline(db, key)
     l2 = queue.state_of(db, key, "l2", now)
     verdicts: dict[str, str] = {}
     if l2.grade is not None:
