@@ -203,19 +203,16 @@ def _json(value: Any) -> str:
 
 
 def _marks(ev: dict[str, Any]) -> tuple[str, list[str]]:
+    """Badges for what became of an action: failed, refused, cancelled, interrupted (a call
+    the permission system refused or the user interrupted did not fail: docs/events.md)."""
     status = str(ev.get("status") or "")
-    kind = ev.get("kind")
     labels = []
-    if (
-        kind == "tool_error"
-        or status == "failed"
-        or (ev.get("ok") is False and kind != "tool_call")
-    ):
+    if status == "interrupted" or (ev.get("interrupted") is True and status != "cancelled"):
+        labels.append("interrupted")
+    elif status in ("refused", "cancelled"):
+        labels.append(status)
+    elif status == "failed" or ev.get("kind") == "tool_error" or ev.get("ok") is False:
         labels.append("failed")
-    if status == "refused":
-        labels.append("refused")
-    if status in ("cancelled", "interrupted") or ev.get("interrupted"):
-        labels.append("cancelled" if status != "interrupted" else "interrupted")
     cls = "mark-bad" if {"failed", "refused"} & set(labels) else "mark-warn" if labels else ""
     return cls, labels
 

@@ -64,6 +64,16 @@ def record_hostile_session() -> None:
             **_bash("git push --force origin main", "toolu_3"),
             "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False},
         },
+        # a refusal (the permission system denied the call) and a call the user interrupted
+        {"hook_event_name": "PreToolUse", **_bash("rm -rf build", "toolu_4")},
+        {"hook_event_name": "PermissionDenied", **_bash("rm -rf build", "toolu_4"), "reason": "no"},
+        {"hook_event_name": "PreToolUse", **_bash("sleep 600", "toolu_5")},
+        {
+            "hook_event_name": "PostToolUseFailure",
+            **_bash("sleep 600", "toolu_5"),
+            "error": "interrupted by the user",
+            "is_interrupt": True,
+        },
         {"hook_event_name": "Stop"},
         {"hook_event_name": "SessionEnd", "reason": "exit"},
     ]

@@ -126,11 +126,19 @@ def test_flags_link_to_their_events_and_subagents_are_lanes(recorded: Path) -> N
     assert links, "the forbidden push should be flagged"
     for target in links:
         assert f'id="{target}"' in body
-    flagged = re.search(rf'id="{links[0]}".*?</div>', body, re.S)
-    assert flagged and "git push --force" in flagged.group()
+    flagged = [re.search(rf'id="{t}".*?</div>', body, re.S) for t in links]
+    assert any(m and "git push --force" in m.group() for m in flagged)
     lane = re.search(rf'<section class="lane" data-agent="{AGENT}">(.*?)</section>', body, re.S)
     assert lane and "ls" in lane.group(1) and "git push" not in lane.group(1)
     assert 'class="badge failed"' in body
+    refused = re.search(
+        r'<div class="ev mark-bad"[^>]*data-kind="permission">.*?</div>', body, re.S
+    )
+    assert refused and "rm -rf build" in refused.group() and 'class="badge refused"' in body
+    events = re.findall(r'<div class="ev [^"]*".*?</div>', body, re.S)
+    stopped = [e for e in events if "sleep 600" in e and 'data-kind="tool_error"' in e]
+    assert stopped and 'class="badge interrupted"' in stopped[0]
+    assert 'class="ev mark-warn"' in stopped[0] and "badge failed" not in stopped[0]
     assert "Not graded yet" in body  # L2's absence on the session page too
     assert "Unscored, and why" in body and "Completeness profile" in body
 
