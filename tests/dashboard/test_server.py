@@ -187,3 +187,19 @@ def test_a_request_reads_through_a_connection_that_cannot_write(recorded: Path) 
             db.execute("DELETE FROM sessions")
     finally:
         db.close()
+
+
+def test_tasks_page_shows_pass_hat_k_with_n_and_k(recorded: Path) -> None:
+    for key, outcome in ((SESSION, "pass"), (WAITING, "fail"), ("dash-plain-2", None)):
+        subprocess.run([TRAIL, "eval", "task", key, "login-fix"], check=True, capture_output=True)
+        if outcome:
+            subprocess.run(
+                [TRAIL, "eval", "outcome", key, outcome], check=True, capture_output=True
+            )
+    with serving(recorded) as server:
+        body = get(server.port, "/tasks")[2]
+    row = re.search(r"<tr><td>login-fix</td>(.*?)</tr>", body)
+    assert row, body
+    cells = re.findall(r"<td>(.*?)</td>", row.group(1))
+    # n = 2 known outcomes, c = 1 delivered, k = n = 2: pass^2 = C(1,2)/C(2,2) = 0; one unknown
+    assert cells == ["2", "1", "2", "0.00", "flaky", "1"]
