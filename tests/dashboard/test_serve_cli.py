@@ -46,6 +46,11 @@ def test_demo_ends_with_the_command_that_serves_its_data(trail_home: Path) -> No
         cited = re.findall(r'<a class="flag" href="#(ev-[A-Za-z0-9_-]+)"', l2)
         assert cited and all(f'id="{c}"' in page for c in cited)
         assert 'class="badge v-misaligned">L2 misaligned' in page
+        # the guides page: the demo's CLAUDE.md, broken in its one engaged session
+        conn.request("GET", "/guides", headers={"Host": f"127.0.0.1:{port}"})
+        guides = conn.getresponse().read().decode()
+        assert re.search(r"<td>CLAUDE\.md</td><td>[0-9a-f]{12}</td><td>0% \(0/1 engaged", guides)
+        assert guided.split("/session/")[1] in guides.replace("/", "%2F")
     finally:
         proc.terminate()
         proc.wait(30)
