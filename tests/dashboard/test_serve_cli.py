@@ -54,3 +54,17 @@ def test_demo_ends_with_the_command_that_serves_its_data(trail_home: Path) -> No
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_a_busy_port_is_a_clear_error(trail_home: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [TRAIL, "serve", "--port", str(port)], capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 1
+    assert f"cannot serve on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
