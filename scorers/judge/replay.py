@@ -16,11 +16,12 @@ A replay file (JSON, ``"format": "trail-replay/1"``)::
         "error": "quota"}                            # optional: replay a failure instead
      ]}
 
-The judge's prompt starts with ``trail-judge-input: sha256:<hex>`` and ``session: "<key>"``
-(outside every fence, written by trail); replay matches the first entry with that
-``input_sha256``, else the first with that ``session`` and no ``input_sha256``, else the first
-``default``. No match raises ``ReplayMissError``. ``error`` replays a failure: ``quota``,
-``network``, ``provider``, ``no_provider`` (each becomes the judge's named failure of that kind).
+The judge's prompt starts with ``trail-judge-input: sha256:<hex>`` (outside every fence) and
+``session: "<key>"`` (in the session id's own fence), both written by trail; replay matches
+the first entry with that ``input_sha256``, else the first with that ``session`` and no
+``input_sha256``, else the first ``default``. No match raises ``ReplayMissError``. ``error``
+replays a failure: ``quota``, ``network``, ``provider``, ``no_provider`` (each becomes the
+judge's named failure of that kind).
 
 This module is imported by ``llm`` when it loads plugins, so it imports only ``llm`` and the
 standard library.
@@ -47,6 +48,7 @@ FAILURES = ("quota", "network", "provider", "no_provider")
 MAX_REPLAY_BYTES = 64 << 20
 _INPUT = re.compile(r"^trail-judge-input: sha256:([0-9a-f]{64})$", re.MULTILINE)
 _SESSION = re.compile(r"^session: (\".*\")$", re.MULTILINE)
+_SESSION_FENCE = re.compile(r"\n\[(?:BEGIN|END) UNTRUSTED SESSION-ID [0-9a-f]+\]")
 
 
 class ReplayMissError(llm.ModelError):
@@ -80,8 +82,9 @@ def read_book(path: str) -> dict[str, Any]:
 
 
 def header_of(prompt: str) -> tuple[str | None, str | None]:
-    """``(input_sha256, session)`` from the first lines trail wrote (before any fence)."""
-    head = prompt.split("\n[BEGIN UNTRUSTED", 1)[0]
+    """``(input_sha256, session)`` from the first lines trail wrote: before any fence but the
+    session line's own (judge_input fences the key, which comes from a payload)."""
+    head = _SESSION_FENCE.sub("", prompt[:8192], count=2).split("\n[BEGIN UNTRUSTED", 1)[0]
     found = _INPUT.search(head)
     session = None
     match = _SESSION.search(head)

@@ -63,8 +63,11 @@ def test_content_cannot_forge_a_fence_a_tag_or_a_line_of_trails() -> None:
     inp = build_input(c.session_key, c.events, c.guides)
     _, prompt, nonce = inp.messages()
     fences = [m.groups() for line in prompt.splitlines() if (m := FENCE.match(line))]
-    # exactly the real fences: one guide and the transcript, opened and closed, all with the nonce
+    # exactly the real fences: the session id, one guide and the transcript, opened and
+    # closed, all with the nonce
     assert fences == [
+        ("BEGIN", "SESSION-ID", nonce),
+        ("END", "SESSION-ID", nonce),
         ("BEGIN", "GUIDE G1", nonce),
         ("END", "GUIDE G1", nonce),
         ("BEGIN", "TRANSCRIPT", nonce),
