@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboard._store import AGENT, SESSION, record_hostile_session, serving
+from dashboard.server import sync_once
+from tests.conftest import run_hook
+from tests.dashboard._store import AGENT, BASE, SESSION, record_hostile_session, serving
 
 CHROMIUM = os.environ.get("TRAIL_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
@@ -94,5 +96,16 @@ def test_sessions_to_session_to_flagged_event(
         assert "git push --force" in focused.inner_text()
         assert focused.is_visible()
         page.screenshot(path=str(tmp_path / "session.png"), full_page=True)
+
+        # live updates: a new session reaches the mirror (what the server's sync timer does);
+        # the open session page says so, the sessions list reloads itself
+        run_hook({**BASE, "session_id": "dash-live-4", "hook_event_name": "SessionStart"})
+        sync_once(str(trail_home))
+        page.locator("#live.on").wait_for(timeout=20_000)
+        page.goto(server.url)
+        run_hook({**BASE, "session_id": "dash-live-5", "hook_event_name": "SessionStart"})
+        sync_once(str(trail_home))
+        page.locator('tr.session[data-key="claude-code/dash-live-5"]').wait_for(timeout=20_000)
+        assert page.locator("tr.session").count() == 5
     assert errors == []
     assert (tmp_path / "session.png").stat().st_size > 10_000
