@@ -113,6 +113,7 @@ def sessions_page(view: SessionsView, fingerprint: str | None = None) -> str:
         '<form class="filters" method="get" action="/">'
         + _select("harness", "harness", view.facets["harness"], f.get("harness", ""))
         + _select("project", "project", view.facets["project"], f.get("project", ""))
+        + _select("state", "state", ["open", "closed"], f.get("state", ""))
         + _select(
             "verdict",
             "L1 verdict",

@@ -22,7 +22,7 @@ from telemetry.canonical import Canonical
 from telemetry.lifecycle import to_epoch
 
 PAGE_SIZE = 100
-FILTERS = ("harness", "project", "verdict", "since", "until")
+FILTERS = ("harness", "project", "state", "verdict", "since", "until")
 
 
 def waiting(state: Any, newest: tuple[str, str | None] | None) -> str | None:
@@ -68,6 +68,7 @@ def sessions(
         verdict=picked.get("verdict"),
         since=picked.get("since"),
         until=picked.get("until"),
+        state=picked.get("state"),
         limit=PAGE_SIZE,
         offset=max(0, offset),
         rubric=L1_RUBRIC,

@@ -386,13 +386,15 @@ def session_page(
     verdict: str | None = None,
     since: str | None = None,
     until: str | None = None,
+    state: str | None = None,
     limit: int = 100,
     offset: int = 0,
     rubric: str = "trace-grader",
 ) -> tuple[int, list[dict[str, Any]]]:
     """(matching count, one page of sessions newest first), each with its newest ``rubric``
     grade's verdict, score and coverage (None: never graded). ``verdict`` "none" matches the
-    sessions without a grade; ``since`` / ``until`` are ISO dates, inclusive, on the start."""
+    sessions without a grade; ``since`` / ``until`` are ISO dates, inclusive, on the start;
+    ``state`` "open" (or reopened) or "closed"."""
     latest = (
         "SELECT g.session_key, g.verdict, g.total_score, g.max_score, g.coverage FROM grades g"
         " WHERE g.rubric = ? AND g.rowid = (SELECT rowid FROM grades WHERE session_key ="
@@ -404,6 +406,10 @@ def session_page(
         if value:
             where.append(f"{column} = ?")
             params.append(value)
+    if state == "closed":
+        where.append("s.state = 'closed'")
+    elif state == "open":  # open, or reopened by later actions
+        where.append("s.state != 'closed'")
     if verdict == "none":
         where.append("l.verdict IS NULL")
     elif verdict:

@@ -93,6 +93,9 @@ def test_sessions_page_lists_and_filters(recorded: Path) -> None:
         assert 'href="/?project=%2Fhome%2Fme%2Fproj"' in body
         assert get(server.port, "/?project=%2Fhome%2Fme%2Fproj")[2].count('class="session"') == 3
         assert 'class="session"' not in get(server.port, "/?project=%2Felsewhere")[2]
+        opened = get(server.port, "/?state=open")[2]
+        assert WAITING in opened and f'data-key="claude-code/{SESSION}"' not in opened
+        assert f'data-key="claude-code/{SESSION}"' in get(server.port, "/?state=closed")[2]
         assert SESSION not in get(server.port, "/?harness=vibe")[2]
         only = get(server.port, "/?verdict=none")[2]
         assert "dash-plain-2" in only and f'data-key="claude-code/{SESSION}"' not in only
