@@ -135,6 +135,10 @@ class Handler(BaseHTTPRequestHandler):
         except (TrailError, sqlite3.Error) as exc:
             status, ctype = 500, "text/plain; charset=utf-8"
             body = f"trail serve could not read the mirror: {exc}\n".encode()
+        except Exception as exc:  # a bug on unexpected data: one page fails, never the server
+            status, ctype = 500, "text/plain; charset=utf-8"
+            body = f"trail serve could not render this page: {type(exc).__name__}\n".encode()
+            sys.stderr.write(f"serve: {self.path[:200]!r}: {type(exc).__name__}: {exc}\n")
         self._send(status, ctype, body, head)
 
     def _route(self) -> tuple[int, str, bytes]:

@@ -206,3 +206,19 @@ def test_tasks_page_shows_pass_hat_k_with_n_and_k(recorded: Path) -> None:
     cells = re.findall(r"<td>(.*?)</td>", row.group(1))
     # n = 2 known outcomes, c = 1 delivered, k = n = 2: pass^2 = C(1,2)/C(2,2) = 0; one unknown
     assert cells == ["2", "1", "2", "0.00", "flaky", "1"]
+
+
+def test_a_page_that_fails_is_a_500_and_the_server_keeps_serving(
+    recorded: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dashboard import views
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("unexpected data")
+
+    with serving(recorded) as server:
+        monkeypatch.setattr(views, "guides", broken)
+        status, _, body = get(server.port, "/guides")
+        assert status == 500 and "could not render this page: ValueError" in body
+        assert get(server.port, "/")[0] == 200
+    assert "Traceback" not in capsys.readouterr().err
