@@ -65,8 +65,8 @@ class Syncer(threading.Thread):
         while not self.stopped.wait(self.every):
             try:
                 sync_once(self.home)
-            except (TrailError, sqlite3.Error, OSError) as exc:
-                self.log(f"sync failed (next try in {self.every:g}s): {exc}")
+            except Exception as exc:  # never stop syncing: report, try again next tick
+                self.log(f"sync failed (next try in {self.every:g}s): {type(exc).__name__}: {exc}")
 
 
 class Dashboard(ThreadingHTTPServer):
