@@ -15,7 +15,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import stat
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import llm
@@ -24,6 +27,8 @@ import pytest
 from scorers.judge.calibration_set import Case
 from scorers.judge.judge import judge_session
 from scorers.judge.provider import JudgeModel
+from tests.adversarial._hook import all_bytes, secrets
+from tests.conftest import TRAIL, run_hook
 from tests.scorers.judge.conftest import builtin, llm_user_path  # noqa: F401 - fixture
 from tests.scorers.judge.test_injection import trusted_lines
 
@@ -77,8 +82,12 @@ def planted(c: Case, where: str) -> tuple[str, list[dict[str, Any]], list[Any]]:
             e["agent_id"] = f"a {PLANT}"
             e["agent_type"] = PLANT
     if where == "agent":  # the session start becomes the subagent's start (positions kept)
-        events[0] = {**events[0], "kind": "subagent_start", "agent_id": f"a {PLANT}",
-                     "agent_type": PLANT}  # fmt: skip
+        events[0] = {
+            **events[0],
+            "kind": "subagent_start",
+            "agent_id": f"a {PLANT}",
+            "agent_type": PLANT,
+        }
     if where == "guide":
         guides = [
             dataclasses.replace(g, name=f"{PLANT}\n{PLANT}", key=f"/repo/{PLANT}/AGENTS.md")
@@ -124,3 +133,36 @@ def test_negative_control_the_greedy_model_obeys_a_trusted_line(greedy: JudgeMod
         pytest.MonkeyPatch().undo()
         judge_input.JudgeInput.messages = original  # type: ignore[method-assign]
     assert [g.verdict for g in result.judgements.guides] != list(c.expected_guides.values())
+
+
+def test_guide_snapshots_from_the_new_hooks_are_scrubbed_before_disk(
+    tmp_path: Path, trail_home: Path
+) -> None:
+    """Copilot CLI's session start reads the project's rule files itself (no hook announces
+    them): their text reaches the trace, `guides/<version>.txt` and trail.db scrubbed."""
+    s = list(secrets(41).values())
+    project = tmp_path / "proj"
+    (project / ".github" / "instructions").mkdir(parents=True)
+    (project / "AGENTS.md").write_text(f"Always use pnpm. token: {s[0]}\n")
+    (project / ".github" / "copilot-instructions.md").write_text(f"aws {s[1]}\nslack {s[4]}\n")
+    (project / ".github" / "instructions" / "x.instructions.md").write_text(f"key={s[2]}\n")
+    start = {
+        "sessionId": "gs-1",
+        "timestamp": 1700000000000,
+        "source": "new",
+        "cwd": str(project),
+        "initialPrompt": "hi",
+    }
+    done = run_hook(start, harness="copilot-cli", env={"COPILOT_PROJECT_DIR": ""})
+    assert (done.returncode, done.stdout) == (0, b"")
+    for command in (["sync"], ["eval", "guides"]):  # eval guides snapshots what sync mirrored
+        done_ = subprocess.run([TRAIL, *command], capture_output=True, text=True, timeout=60)
+        assert done_.returncode == 0 and "Traceback" not in done_.stderr, done_.stderr
+    snapshots = sorted((trail_home / "guides").glob("*.txt"))
+    assert len(snapshots) == 3
+    assert all("[REDACTED:" in p.read_text() for p in snapshots)
+    for p in snapshots:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600
+    on_disk = all_bytes(trail_home)
+    for value in s[:3] + s[4:5]:
+        assert value.encode() not in on_disk
