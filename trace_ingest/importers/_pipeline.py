@@ -294,6 +294,15 @@ class ImportRun:
                 continue
             try:
                 clean = finish(ev, self.scrubber, self.limit)
+            except RecursionError:  # parsed, but too deep for the recursive bound/scrub/cut
+                self.report.errors.append(
+                    {
+                        "file": path,
+                        "error": f"line {number}: nested too deeply to bound and scrub; "
+                        "event not written",
+                    }
+                )
+                continue
             except Exception as exc:  # fail closed: nothing of this event is written
                 self.report.errors.append(
                     {
