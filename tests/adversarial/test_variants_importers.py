@@ -268,3 +268,46 @@ def test_a_chronicle_store_linked_in_a_walked_folder_is_not_followed(tmp_path: P
     (logs / "session-store.db").symlink_to(real)
     code, report = chronicle(tmp_path / "walked")
     assert code == 1 and report["files"] == []
+
+
+def test_a_line_too_deep_to_scrub_is_named_and_the_rest_imported(
+    tmp_path: Path, trail_home: Path
+) -> None:
+    """900 levels parse, but bounding and scrubbing recurse per level: the event is refused
+    with that reason (it said "scrubbing failed (RecursionError)"), the others are written."""
+    token = secrets(43)["github-token"]
+
+    def line(n: int, type_: str, data: str) -> str:
+        return (
+            f'{{"type":"{type_}","data":{data},"id":"l{n}","timestamp":"2026-01-01T00:00:0{n}Z"}}'
+        )
+
+    lines = [
+        line(1, "session.start", '{"sessionId":"../../../etc/deep"}'),
+        line(
+            2,
+            "tool.execution_start",
+            '{"toolCallId":"c1","toolName":"bash","arguments":' + "[" * 900 + "]" * 900 + "}",
+        ),
+        line(
+            3,
+            "tool.execution_complete",
+            '{"toolCallId":["x"],"success":"yes","error":[1],"result":[1],'
+            '"toolTelemetry":{"metrics":{"durationMs":1e999}}}',
+        ),
+        line(
+            4,
+            "tool.execution_start",
+            '{"toolCallId":"c2","toolName":"bash","arguments":{"command":"echo ' + token + '"}}',
+        ),
+    ]
+    log = tmp_path / "state" / "s1" / "events.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text("\n".join(lines) + "\n")
+    done = trail("import", "copilot-cli", str(tmp_path / "state"))
+    clean(done)
+    assert "line 2: nested too deeply to bound and scrub; event not written" in done.stderr
+    [trace] = trail_home.glob("sessions/copilot-cli/*/trace.jsonl")
+    assert trace.parent.parent == trail_home / "sessions" / "copilot-cli"
+    assert len(trace.read_text().splitlines()) == 3
+    assert token.encode() not in all_bytes(trail_home)
