@@ -44,17 +44,36 @@ def grading_step(
 )
 @click.option("--judge", default=None, help="L2 judge model for the queue (default: configured).")
 @click.option("--no-grade", is_flag=True, help="Only mirror and sweep; grade nothing.")
+@click.option(
+    "--export",
+    "export",
+    is_flag=True,
+    help="Also export to the export.otlp collector after each sweep (trail export otlp).",
+)
 @click.option("--once", is_flag=True, hidden=True, help="Sync, sweep and exit (for tests).")
-def watch(interval: float, judge: str | None, no_grade: bool, once: bool) -> None:
+def watch(interval: float, judge: str | None, no_grade: bool, export: bool, once: bool) -> None:
     """Mirror traces into SQLite live as hooks write them, and grade sessions as they close.
 
     Every --interval seconds idle sessions are swept closed, then each closed session not
     graded yet is graded once at L2 (a reopened session again when it closes; never more
     than 24 h after it closed). A failed attempt writes nothing and is retried after the next
-    sweep. `trail eval pending` shows the queue. Ctrl-C to stop.
+    sweep. `trail eval pending` shows the queue. With --export, what closed or was graded is
+    then exported like `trail export otlp` (a collector that is down is said once and
+    tried again after the next sweep; nothing is lost). Ctrl-C to stop.
     """
     from telemetry.watch import run_watch
 
     home = trail_home()
-    step = None if no_grade else grading_step(home, click.echo, judge)
-    run_watch(home, interval, once=once, echo=click.echo, after_sweep=step)
+    steps = [] if no_grade else [grading_step(home, click.echo, judge)]
+    if export:
+        from telemetry.otlp.watch import export_step
+
+        steps.append(export_step(home, click.echo))
+
+    def after_sweep(db: Database) -> None:
+        for step in steps:
+            step(db)
+
+    run_watch(
+        home, interval, once=once, echo=click.echo, after_sweep=after_sweep if steps else None
+    )

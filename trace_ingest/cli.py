@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "scorers.watch:watch",
         "Mirror traces live as they are written, and grade sessions as they close.",
     ),
+    "export": (
+        "telemetry.otlp.cli:export_group",
+        "Export sessions, tool calls and grades over OpenTelemetry (OTLP).",
+    ),
     "capture": ("telemetry.cli:capture", "Turn capture on or off, or show its state."),
     "scrub": ("trace_ingest.cli_scrub:scrub", "Scrub secrets from a file or stdin."),
     "demo": ("scorers.demo:demo", "Record, list and grade the built-in demo sessions."),

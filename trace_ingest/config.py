@@ -40,6 +40,30 @@ DEFAULTS: dict[str, Any] = {
     "eval": {"min_coverage": 0.5, "idle_gap_seconds": 300.0},
     # L2's judge (scorers.judge): no model by default, so nothing calls a provider unasked.
     "judge": {"max_input_tokens": 32_000, "max_field_chars": 4_000, "min_balanced_accuracy": 0.8},
+    # trail export otlp (telemetry/otlp, docs/export.md); flags override each key.
+    "export": {"otlp": {}},
+}
+
+# export.otlp key -> (check, what it must be); validated as a whole by _check_export.
+EXPORT_OTLP_RULES: dict[str, tuple[Any, str]] = {
+    "endpoint": (
+        lambda v: isinstance(v, str) and bool(v.strip()),
+        "a collector URL (http://host:4318/v1/traces, or host:4317 for grpc)",
+    ),
+    "protocol": (lambda v: v in ("http/protobuf", "grpc"), "'http/protobuf' or 'grpc'"),
+    "headers": (
+        lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+        "an object of header name -> string value",
+    ),
+    "timeout_seconds": (lambda v: _is_number(v) and 0 < v <= 600, "a number > 0 and <= 600"),
+    "retries": (lambda v: _is_int(v) and 0 <= v <= 20, "an integer from 0 to 20"),
+    "backoff_seconds": (lambda v: _is_number(v) and 0 <= v <= 60, "a number from 0 to 60"),
+    "batch_spans": (lambda v: _is_int(v) and 1 <= v <= 100_000, "an integer from 1 to 100000"),
+    "include_content": (lambda v: isinstance(v, bool), "true or false"),
+    "max_content_chars": (
+        lambda v: _is_int(v) and 16 <= v <= 1_000_000,
+        "an integer from 16 to 1000000",
+    ),
 }
 
 
@@ -146,9 +170,26 @@ def _check_scrub(section: Any) -> str | None:
     return None
 
 
+def _check_export(section: Any) -> str | None:
+    """Why the ``export`` section cannot be used (None: it can). Header values are never
+    quoted: they may carry keys."""
+    otlp = section.get("otlp", {})
+    if not isinstance(otlp, dict):
+        return "export.otlp must be an object; using the defaults"
+    for key, value in otlp.items():
+        rule = EXPORT_OTLP_RULES.get(key)
+        if rule is None:
+            return f"export.otlp.{key} is not a setting; using the defaults"
+        ok, what = rule
+        if not ok(value):
+            shown = "(value not shown)" if key == "headers" else repr(value)
+            return f"export.otlp.{key} must be {what}, not {shown}; using the defaults"
+    return None
+
+
 # section -> check of the whole section: (why it cannot be used) or None. On a problem the
 # section falls back to its defaults.
-_SECTIONS: dict[str, Any] = {"scrub": _check_scrub}
+_SECTIONS: dict[str, Any] = {"scrub": _check_scrub, "export": _check_export}
 
 
 def read_user_config(home: str) -> dict[str, Any]:

@@ -63,3 +63,8 @@ class ProviderUnreachable(GradeAttemptFailed):
 
 class MalformedAnswer(GradeAttemptFailed):
     """The answer was unparseable, incomplete, or cited an event id that was not given."""
+
+
+class ExportError(TrailError):
+    """An export could not be delivered (the collector is down or refused it); the export
+    cursor did not advance past what was not accepted, so the next export sends it."""
