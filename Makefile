@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-harness harnesses docs bench clean
+.PHONY: demo test test-harness harnesses phoenix docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("trail needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -28,7 +28,12 @@ demo: $(STAMP)
 harnesses: $(STAMP)
 	$(BIN)/python -m tests.harnesses.install
 
-test: $(STAMP) harnesses
+# Arize Phoenix for the export integration test (tests/telemetry/otlp/phoenix_install.py),
+# in its own venv in a cache outside the repository; from PyPI.
+phoenix: $(STAMP)
+	$(BIN)/python -m tests.telemetry.otlp.phoenix_install
+
+test: $(STAMP) harnesses phoenix
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -42,7 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]' --config-settings editable_mode=compat \
 	  || $(BIN)/python -m pip install --quiet -e '.[bench]'
 	status=0; \
-	for script in hook_latency sync_throughput scrub score_throughput score_reference dashboard; do \
+	for script in hook_latency sync_throughput scrub score_throughput score_reference dashboard export; do \
 	  $(BIN)/python bench/$$script.py || status=1; \
 	done; exit $$status
 

@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,8 @@ import pytest
 
 from telemetry.otlp.mapping import Options, session_spans, span_id, trace_id
 from telemetry.queries import open_synced, session_timeline
-from tests.conftest import TRAIL
 from tests.telemetry.otlp.receiver import Receiver, Span
 from trace_ingest.cli import main
-
-
-@pytest.fixture(scope="module")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("otlp-demo") / "home"
-    env = {**os.environ, "TRAIL_HOME": str(home)}
-    subprocess.run([TRAIL, "demo"], env=env, check=True, capture_output=True, timeout=300)
-    return home
 
 
 @pytest.fixture
