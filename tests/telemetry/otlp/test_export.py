@@ -316,3 +316,53 @@ def test_watch_export_delivers_and_survives_a_down_collector(
     assert {
         s.attributes["trail.session.key"] for s in receiver.spans if not s.parent_span_id
     } == closed
+
+
+def test_grpc_protocol_delivers_the_same_spans(home: Path, receiver: Receiver) -> None:
+    from concurrent import futures
+
+    import grpc
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+    got: list[tuple[str, str, str]] = []
+
+    class Service(trace_service_pb2_grpc.TraceServiceServicer):
+        def Export(self, request: Any, context: Any) -> Any:
+            for rs in request.resource_spans:
+                for ss in rs.scope_spans:
+                    got.extend((s.trace_id.hex(), s.span_id.hex(), s.name) for s in ss.spans)
+            return trace_service_pb2.ExportTraceServiceResponse()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Service(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        assert (
+            export("--protocol", "grpc", "--endpoint", f"127.0.0.1:{port}", "--include-open") == 0
+        )
+    finally:
+        server.stop(0)
+    assert export("--endpoint", receiver.url, "--include-open") == 0
+    assert sorted(got) == sorted((s.trace_id, s.span_id, s.name) for s in receiver.spans)
+
+
+def test_progress_only_on_a_terminal() -> None:
+    import io
+
+    from telemetry.otlp.send import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        p = Progress(3, stream)
+        p.update(1, 10)
+        p.update(3, 30)
+        p.close()
+    assert (
+        tty.getvalue() == "\rexported 1/3 sessions (10 spans)\rexported 3/3 sessions (30 spans)\n"
+    )
+    assert pipe.getvalue() == ""
