@@ -366,3 +366,17 @@ def test_progress_only_on_a_terminal() -> None:
         tty.getvalue() == "\rexported 1/3 sessions (10 spans)\rexported 3/3 sessions (30 spans)\n"
     )
     assert pipe.getvalue() == ""
+
+
+def test_since_selects_by_last_activity(home: Path, receiver: Receiver) -> None:
+    from telemetry.otlp.send import parse_since
+    from trace_ingest.errors import ConfigError
+
+    assert parse_since("2h", now=10_000.0) == 10_000.0 - 7200
+    assert parse_since("2026-01-02") == parse_since("2026-01-02T00:00:00Z")
+    with pytest.raises(ConfigError):
+        parse_since("last tuesday")
+    assert export("--endpoint", receiver.url, "--include-open", "--since", "2999-01-01") == 0
+    assert receiver.requests == 0
+    assert export("--endpoint", receiver.url, "--include-open", "--since", "3650d") == 0
+    assert len({s.trace_id for s in receiver.spans}) == len(sessions(home))
