@@ -699,8 +699,11 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     ("infracost-key", ("ico-",), rf"ico-[{_AN}]{{32}}+", False, True),
     ("intra42-secret", ("s-s4t2",), rf"s-s4t2(?:ud|af)-[{_H}]{{64}}+", False, True),
     ("maxmind-key", ("_mmk",), rf"[{_AN}]{{6}}_[{_AN}]{{29}}_mmk", True, True),
-    ("msteams-webhook", ("webhook.office.com",),
-     r"webhook\.office\.com/webhook(?:b2)?/[A-Za-z0-9@/_.-]{40,}+", False, False),
+    ("msteams-webhook", ("office.com/webhook",),
+     r"(?:webhook|outlook)\.office\.com/webhook(?:b2)?/([A-Za-z0-9@/_.-]{40,}+)", False, False),
+    # HashiCorp Vault unseal keys as `vault operator init` prints them
+    ("vault-unseal-key", ("unseal key",), r"Unseal Key [0-9]{1,2}: ([A-Za-z0-9+/]{44})", False,
+     True),
     ("octopus-key", ("api-",), r"API-[A-Z0-9]{26}+", False, True),
     ("launchdarkly-key", ("api-", "sdk-"),
      r"(?:api|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+", False, True),
@@ -1007,7 +1010,7 @@ def _aws_pair_finder(text: str, low: str) -> Iterator[Span]:
 
 _AUTH_AT = _Lazy(
     r"(?:authorization|api-key|-token|token)(?:\\?[\"'])?[ \t]*+[:=][ \t]*+(?:\\?[\"'])?"
-    r"(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop)[ \t]++)?"
+    r"(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop|ssws)[ \t]++)?"
     r"([a-z0-9._~+/=@-]{8,}+)"
 )
 _BEARER_AT = _Lazy(r"bearer[ \t]++([a-z0-9._~+/=@-]{16,}+)")
@@ -1097,11 +1100,14 @@ def _weak_ok(value: str) -> bool:
     far more often)."""
     if len(value) < 16 or not _has_letter_and_digit(value) or entropy(value) < 3.5:
         return False
-    if "/" in value or _names_a_secret(value):
-        return False  # a path (S3Key), a name
+    if "/" in value or ":" in value or _names_a_secret(value) or _file_name(value):
+        return False  # a path (S3Key), a namespaced name (ec2:RootDeviceType), a file name
     if any(c.isupper() for c in value):
-        # CamelCase words (Ipv6CidrAssociations), not random characters
-        return _longest_lower_run(value) <= 7 and _class_changes(value) >= len(value) // 4
+        # CamelCase words (Ipv6CidrAssociations, FirewallPoliciesV2), not random characters
+        run = _longest_lower_run(value)
+        if run > 7 or (run >= 6 and sum(c.isdigit() for c in value) <= 1):
+            return False
+        return _class_changes(value) >= len(value) // 4
     return sum(c.isdigit() for c in value) >= 2 and entropy(value) >= 3.8
     return not all(c in "0123456789abcdefABCDEF-" for c in value)
 
@@ -1249,8 +1255,8 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         while j < m.end() and subject[j] in _KEY_CHARS and subject[j] != "$":
             j += 1  # the rest of the name (``token_value``), not the operator or a type
         key = subject[k:j].rstrip(".-")
-        if _key_excluded(key) or subject[max(0, k - 2) : k] == "::":
-            continue  # AWS::IAM::AccessKey: a qualified type name, not a field
+        if _key_excluded(key) or (k > 0 and subject[k - 1] == ":"):
+            continue  # AWS::IAM::AccessKey, arn:…:secret:Name-a1b2c3: a qualified name
         maven = "." in subject[k:i] and m.group(0).rstrip().endswith(":")
         if maven and end < n and text[end : end + 1] == ":":
             continue  # a Maven coordinate group:artifact:version
@@ -1340,6 +1346,12 @@ def _names_a_secret(value: str, words: int = 1) -> bool:
     return all(c.isalnum() or c in "_-./#:" for c in value) and (
         "_" in value or "-" in value or _case_changes(value) >= 2
     )
+
+
+def _file_name(value: str) -> bool:
+    """``WordPress_App_2-0.zip``, ``ami-1234567890abcdef0.bin``: ends in a file extension."""
+    head, dot, ext = value.rpartition(".")
+    return bool(dot and head) and 2 <= len(ext) <= 4 and ext.isalpha() and ext.islower()
 
 
 def _longest_lower_run(value: str) -> int:

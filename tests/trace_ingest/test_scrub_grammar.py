@@ -347,3 +347,27 @@ def test_azure_ad_secret_numeric_tokens_and_typed_keys(scrubber: Scrubber) -> No
     gone(scrubber, f'var herokuToken string = "{u}"', u)
     side = r(HEX, 8) + ":" + r(HEX, 8)
     gone(scrubber, f'BUNDLE_ENTERPRISE__CONTRIBSYS__COM="{side}"', side)
+
+
+def test_okta_ssws_vault_unseal_teams_and_numeric_xml(scrubber: Scrubber) -> None:
+    tok = "00" + _mixed(RNG, URLSAFE, 40)
+    gone(scrubber, f"Authorization: SSWS {tok}", tok)
+    unseal = r(B64, 44)
+    gone(scrubber, f"Unseal Key 2: {unseal}", unseal)
+    tail = r(HEX, 8) + "-" + r(HEX, 4) + "@" + r(HEX, 8) + "/IncomingWebhook/" + r(HEX, 32)
+    out = gone(scrubber, f"https://outlook.office.com/webhook/{tail}", tail)
+    assert out.startswith("https://outlook.office.com/webhook/[REDACTED:msteams-webhook:")
+    num = "".join(RNG.choice(string.digits) for _ in range(16))
+    gone(scrubber, f"<asanaToken>\n    {num}\n</asanaToken>", num)
+
+
+def test_sdk_near_misses_are_kept(scrubber: Scrubber) -> None:
+    """The false alarms left on botocore + awscli + cfn-lint after the second slice."""
+    for text in (
+        "arn:aws:secretsmanager:us-west-2:123456789012:secret:MyTestDatabaseSecret-a1b2c3",
+        '{\\"key\\":\\"ec2:RootDeviceType\\"}',
+        '"Key": "MegaFrogRaceServer_build_123.zip"',
+        '"S3objectKey": "ami-1234567890abcdef0.bin"',
+        '"result_key": "FirewallPoliciesV2"',
+    ):
+        kept(scrubber, text)
