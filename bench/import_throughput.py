@@ -104,10 +104,38 @@ def copilot_cli(out: Path, mb: float) -> int:
     return copies_of(sorted(base.glob("copilot-cli-1.0.102-*/*/events.jsonl")), base, out, mb)
 
 
+_VIBE_ID = re.compile(rb'("(?:session_id|parent_session_id)"\s*:\s*")([^"]+)"')
+
+
+def vibe(out: Path, mb: float) -> int:
+    """Real Vibe 2.x session folders (meta.json + messages.jsonl); each copy gets its own
+    session ids (Vibe's are not all UUIDs) and its own folder name."""
+    base = SAMPLES / "vibe"
+    folders = sorted(p for p in base.iterdir() if (p / "messages.jsonl").is_file())
+    total, copy = 0, 0
+    while total < mb * 1e6:
+        for n, src in enumerate(folders):
+            target = out / f"copy{copy:04d}" / f"session_20260101_000000_{copy:04x}{n:04x}"
+            target.mkdir(parents=True)
+            for f in src.iterdir():
+                tag = f"{copy}-".encode()
+                data = _VIBE_ID.sub(lambda m, t=tag: m[1] + t + m[2] + b'"', f.read_bytes())
+                data = _renamed(data, copy)
+                (target / f.name).write_bytes(data)
+                total += len(data)
+        copy += 1
+    return total
+
+
 WORKLOADS: dict[str, Callable[[Path, float], int]] = {
     "claude-code": claude_code,
     "copilot-cli": copilot_cli,
+    "vibe": vibe,
 }
+
+
+def events_written(home: Path) -> int:
+    return sum(t.read_bytes().count(b"\n") for t in home.glob("sessions/*/*/trace.jsonl"))
 
 
 def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -129,6 +157,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="trail-bench-import-"))
     rows = []
+    counts: list[str] = []
     missing = sorted(set(IMPORTERS) - set(WORKLOADS))
     for harness in sorted(set(IMPORTERS) & set(WORKLOADS)):
         folder = work / harness
@@ -141,9 +170,13 @@ def main() -> None:
             shutil.rmtree(home, ignore_errors=True)
             env = {**os.environ, "TRAIL_HOME": str(home)}
             ours.append(measure([TRAIL, "import", harness, str(folder)], env))
+            written = events_written(home)
+            if written == 0:
+                raise SystemExit(f"trail import {harness} wrote nothing from {folder}")
         ot, om = statistics.median(w for w, _ in ours), statistics.median(m for _, m in ours)
         bt, bm = statistics.median(w for w, _ in bare), statistics.median(m for _, m in bare)
         rows.append((harness, size / 1e6, size / 1e6 / ot, om, size / 1e6 / bt, bm, bt / ot))
+        counts.append(f"{harness} {written:,}")
     table = [
         "| importer | input (MB) | `trail import` MB/s / peak MiB | bare `orjson.loads` MB/s /"
         " peak MiB | ratio | verdict |",
@@ -166,6 +199,7 @@ def main() -> None:
             *table,
             "",
             "Target (issue 14): ratio >= 0.3 (import speed / bare parse speed). " + note,
+            f"Events written per import: {', '.join(counts)}.",
             "Reproduce: `.venv/bin/python bench/import_throughput.py`.",
         ],
         not args.no_doc,
