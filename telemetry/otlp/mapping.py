@@ -121,58 +121,76 @@ def session_spans(
     by_event: dict[str, _Span] = {}
     spans: list[_Span] = [root]
 
-    def lane(ev: Mapping[str, Any]) -> _Span:
-        agent = ev.get("agent_id")
-        return agents.get(str(agent), root) if agent else root
+    open_tasks: dict[str, _Span] = {}  # Task/Agent calls without a result yet
+
+    def agent_span(ev: Mapping[str, Any], t: int | None) -> _Span:
+        """The span of the subagent ``ev`` ran in, created at its first event: its start, or
+        any event of it when the start was not recorded (``trail.agent.implied``). Its parent
+        is the call that launched it: the ``parent_call_id`` transcripts give, else the one
+        Task/Agent call still running when it starts (hook payloads name none,
+        docs/events.md "Subagents"), else the agent."""
+        agent = str(ev["agent_id"])
+        if agent in agents:
+            return agents[agent]
+        parent = calls.get(str(ev.get("parent_call_id") or ""))
+        if parent is None and len(open_tasks) == 1:
+            parent = next(iter(open_tasks.values()))
+        label = str(ev.get("agent_type") or "subagent")
+        span = _Span(f"invoke_agent {label}", span_id(key, "agent", agent), parent or root, t)
+        span.attributes.update(
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.system": harness,
+                "gen_ai.agent.id": agent,
+                "gen_ai.agent.name": label,
+                "gen_ai.conversation.id": conversation,
+                "session.id": conversation,
+                "trail.event.id": str(ev.get("id") or ""),
+            }
+        )
+        if ev.get("kind") != "subagent_start":
+            span.attributes["trail.agent.implied"] = True
+        if ev.get("internal"):
+            span.attributes["trail.agent.internal"] = str(ev["internal"])
+        span.widen(t)
+        agents[agent] = span
+        spans.append(span)
+        return span
+
+    def lane(ev: Mapping[str, Any], t: int | None) -> _Span:
+        return agent_span(ev, t) if ev.get("agent_id") else root
 
     for ev in events:
         kind = ev.get("kind")
         t = _ns(ev.get("ts"))
         eid = str(ev.get("id") or "")
-        if kind == "subagent_start" and ev.get("agent_id"):
-            agent = str(ev["agent_id"])
-            parent = calls.get(str(ev.get("parent_call_id") or ""), root)
-            label = str(ev.get("agent_type") or "subagent")
-            span = _Span(f"invoke_agent {label}", span_id(key, "agent", agent), parent, t)
-            span.attributes.update(
-                {
-                    "gen_ai.operation.name": "invoke_agent",
-                    "gen_ai.system": harness,
-                    "gen_ai.agent.id": agent,
-                    "gen_ai.agent.name": label,
-                    "gen_ai.conversation.id": conversation,
-                    "session.id": conversation,
-                    "trail.event.id": eid,
-                }
-            )
-            if ev.get("internal"):
-                span.attributes["trail.agent.internal"] = str(ev["internal"])
+        if kind in ("subagent_start", "subagent_stop") and ev.get("agent_id"):
+            span = agent_span(ev, t)
             span.widen(t)
-            agents[agent] = span
-            spans.append(span)
             by_event[eid] = span
-        elif kind == "subagent_stop" and str(ev.get("agent_id")) in agents:
-            agents[str(ev["agent_id"])].widen(t)
-            by_event[eid] = agents[str(ev["agent_id"])]
         elif kind in _TOOL_KINDS and (kind == "tool_call" or ev.get("call_id")):
             call_id = str(ev.get("call_id") or "")
             known = calls.get(call_id) if call_id else None
             if known is None:
                 if kind == "permission" and ev.get("status") == "asked":
-                    lane(ev).widen(t)  # a permission prompt with no call of its own
+                    lane(ev, t).widen(t)  # a permission prompt with no call of its own
                     continue
-                span = _tool_span(key, harness, ev, lane(ev), t)
+                span = _tool_span(key, harness, ev, lane(ev, t), t)
                 spans.append(span)
                 if call_id:
                     calls[call_id] = span
+                    if kind == "tool_call" and ev.get("tool") == "task":
+                        open_tasks[call_id] = span
             else:
                 span = known
                 span.widen(t)
                 _set_outcome(span, ev)
+            if kind != "tool_call":
+                open_tasks.pop(call_id, None)
             _content(span, ev, options)
             by_event[eid] = span
         elif kind == "prompt":
-            target = lane(ev)
+            target = lane(ev, t)
             attrs: dict[str, Any] = {"trail.event.id": eid, "gen_ai.conversation.id": conversation}
             if options.include_content and ev.get("text") is not None:
                 attrs["content"] = bounded(ev["text"], options.max_content_chars)
@@ -180,7 +198,7 @@ def session_spans(
             target.widen(t)
             by_event[eid] = target
         else:
-            lane(ev).widen(t)
+            lane(ev, t).widen(t)
             if kind == "session_end":
                 root.widen(t)
     for grade in grades:

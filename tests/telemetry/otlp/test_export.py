@@ -108,7 +108,9 @@ def test_mapping_attributes_structure_and_evaluations(home: Path, receiver: Rece
     root = next(s for s in spans if not s.parent_span_id)
     agent = next(s for s in spans if s.attributes.get("gen_ai.agent.id") == "a1b2c3d4")
     assert agent.name.startswith("invoke_agent ")
-    assert agent.parent_span_id == root.span_id
+    # launched by the Task call running when it started (hooks name no parent call)
+    task = next(s for s in spans if s.attributes.get("gen_ai.tool.call.id") == "toolu_demo_task")
+    assert agent.parent_span_id == task.span_id and task.parent_span_id == root.span_id
     assert agent.attributes["gen_ai.conversation.id"] == sub["session_id"]
     inside = {
         s.attributes["gen_ai.tool.call.id"]: s for s in spans if s.parent_span_id == agent.span_id
@@ -380,3 +382,55 @@ def test_since_selects_by_last_activity(home: Path, receiver: Receiver) -> None:
     assert receiver.requests == 0
     assert export("--endpoint", receiver.url, "--include-open", "--since", "3650d") == 0
     assert len({s.trace_id for s in receiver.spans}) == len(sessions(home))
+
+
+def test_subagent_under_its_task_call_and_implied_when_its_start_was_lost() -> None:
+    session = {"key": "claude-code/y", "harness": "claude-code", "session_id": "y"}
+    ts = "2026-01-01T00:00:0{}Z"
+    events = [
+        {
+            "id": "c1",
+            "kind": "tool_call",
+            "ts": ts.format(1),
+            "tool_name": "Task",
+            "tool": "task",
+            "call_id": "task1",
+        },
+        {
+            "id": "s1",
+            "kind": "subagent_start",
+            "ts": ts.format(2),
+            "agent_id": "A",
+            "agent_type": "Explore",
+        },
+        {
+            "id": "c2",
+            "kind": "tool_call",
+            "ts": ts.format(3),
+            "tool_name": "Grep",
+            "call_id": "g1",
+            "agent_id": "A",
+        },
+        {"id": "r1", "kind": "tool_result", "ts": ts.format(4), "call_id": "task1", "status": "ok"},
+        # a second subagent whose start the hooks lost, and no task call running
+        {
+            "id": "c3",
+            "kind": "tool_call",
+            "ts": ts.format(5),
+            "tool_name": "Read",
+            "call_id": "r2",
+            "agent_id": "B",
+        },
+    ]
+    spans = session_spans(session, events, [])
+    by_name = {s.name: s for s in spans}
+    root = by_name["invoke_agent claude-code"]
+    task = by_name["execute_tool Task"]
+    explore = by_name["invoke_agent Explore"]
+    implied = by_name["invoke_agent subagent"]
+    assert explore.parent is not None and explore.parent.span_id == task.context.span_id
+    assert by_name["execute_tool Grep"].parent.span_id == explore.context.span_id
+    assert implied.attributes["trail.agent.implied"] is True
+    assert implied.parent is not None and implied.parent.span_id == root.context.span_id
+    assert by_name["execute_tool Read"].parent.span_id == implied.context.span_id
+    assert task.start_time <= explore.start_time <= explore.end_time <= task.end_time

@@ -151,7 +151,9 @@ def test_phoenix_reads_back_sessions_tools_and_evaluations(
 
     sub_root = next(r for r in roots if "demo-subagent" in r["attributes"]["trail.session.key"])
     agent = next(s for s in spans if s["attributes"].get("gen_ai.agent.id") == "a1b2c3d4")
-    assert agent["parent_id"] == sub_root["context"]["span_id"]
+    task = next(s for s in spans if s["attributes"].get("gen_ai.tool.call.id") == "toolu_demo_task")
+    assert agent["parent_id"] == task["context"]["span_id"]
+    assert task["parent_id"] == sub_root["context"]["span_id"]
     inside = {
         s["attributes"]["gen_ai.tool.call.id"]: s
         for s in spans
