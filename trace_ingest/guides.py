@@ -16,6 +16,7 @@ import stat
 # A guide bigger than this is recorded without its text (listed, never judged): rule files
 # are small, and the hook must stay fast.
 MAX_GUIDE_BYTES = 256 * 1024
+MAX_RULE_FILES = 100  # listed per session start (``rule_files``)
 GUIDE_SUFFIXES = (".md", ".mdc", ".txt")
 
 
@@ -95,14 +96,22 @@ COPILOT_RULE_FILES = (
 VIBE_RULE_FILES = ("AGENTS.md",)
 
 
-def rule_files(root: str | None, patterns: tuple[str, ...]) -> list[str]:
+def rule_files(
+    root: str | None, patterns: tuple[str, ...], limit: int = MAX_RULE_FILES
+) -> list[str]:
     """The rule files present under ``root`` that match ``patterns`` (absolute paths, in
     pattern order, each folder's matches sorted): what an adapter without a load event emits
-    as ``guide_loaded`` at session start. Standard library only (no glob: it imports re)."""
+    as ``guide_loaded`` at session start. Standard library only (no glob: it imports re).
+
+    At most ``limit``: ``root`` comes from a payload and its folder from a repository, and the
+    Copilot hook reads every file listed (20,000 ``*.instructions.md`` took 5.4 s, past
+    Copilot's hook timeout the whole session start is lost)."""
     if not root or not os.path.isabs(root):
         return []
     out: list[str] = []
     for pattern in patterns:
+        if len(out) >= limit:
+            break
         folder, _, name = pattern.rpartition("/")
         base = os.path.join(root, folder) if folder else root
         if "*" not in name:
@@ -118,6 +127,6 @@ def rule_files(root: str | None, patterns: tuple[str, ...]) -> list[str]:
         for entry in names:
             if entry.startswith(head) and entry.endswith(tail) and len(entry) > len(head + tail):
                 path = os.path.join(base, entry)
-                if os.path.isfile(path):
+                if len(out) < limit and os.path.isfile(path):
                     out.append(path)
     return out
