@@ -225,3 +225,30 @@ def test_a_payload_sent_to_another_harness_is_filed_under_its_sender(
     # An unknown harness argument is never corrected by the sniff (docs/security.md).
     assert run_hook(payload, harness="../" + GH).returncode == 0
     assert [e["harness"] for e in read_trace_lines(trail_home)].count("unknown") == 1
+
+
+def test_a_repository_with_thousands_of_rule_files_is_bounded(
+    tmp_path: Path, trail_home: Path
+) -> None:
+    """Copilot's session start lists the project's rule files itself; a repository's
+    `.github/instructions/` is untrusted: 20,000 files took 5.4 s (past Copilot's hook
+    timeout, so the session start was lost). At most `MAX_RULE_FILES` are read."""
+    from trace_ingest.guides import MAX_RULE_FILES
+
+    folder = tmp_path / "repo" / ".github" / "instructions"
+    folder.mkdir(parents=True)
+    for n in range(MAX_RULE_FILES * 3):
+        (folder / f"r{n:05d}.instructions.md").write_text(f"rule {n}\n")
+    (tmp_path / "repo" / "AGENTS.md").write_text("use pnpm\n")
+    start = {
+        "sessionId": "many",
+        "timestamp": 1700000000000,
+        "source": "new",
+        "cwd": str(tmp_path / "repo"),
+    }
+    done = run_hook(start, harness="copilot-cli", env={"COPILOT_PROJECT_DIR": ""})
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    events = read_trace_lines(trail_home)
+    guides = [e for e in events if e["kind"] == "guide_loaded"]
+    assert len(guides) == MAX_RULE_FILES and guides[0]["path"].endswith("/AGENTS.md")
+    assert [e["kind"] for e in events].count("session_start") == 1
