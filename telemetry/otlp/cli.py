@@ -24,14 +24,12 @@ def settings_from(
 
     conf = dict(load_config(home).get("export", {}).get("otlp", {}))
     merged_headers = dict(conf.pop("headers", {}) or {})
-    for item in headers:
+    for number, item in enumerate(headers, 1):
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            # the value may be a key: never echoed
+            # what was given may be a key (a bare token pasted without its name): never echoed
             raise ConfigError(
-                f"--header must be NAME=VALUE (got one without '=' for {name!r})"
-                if not sep
-                else "--header must be NAME=VALUE with a name"
+                f"--header #{number} must be NAME=VALUE (its text is not shown: it may be a key)"
             )
         merged_headers[name.strip()] = value
     settings = Settings(**conf)

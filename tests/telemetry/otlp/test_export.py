@@ -434,3 +434,13 @@ def test_subagent_under_its_task_call_and_implied_when_its_start_was_lost() -> N
     assert implied.parent is not None and implied.parent.span_id == root.context.span_id
     assert by_name["execute_tool Read"].parent.span_id == implied.context.span_id
     assert task.start_time <= explore.start_time <= explore.end_time <= task.end_time
+
+
+def test_a_malformed_header_is_refused_without_echoing_it(
+    home: Path, receiver: Receiver, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "sk-" + os.urandom(8).hex()
+    assert export("--endpoint", receiver.url, "--header", token) == 1
+    err = capsys.readouterr().err
+    assert "--header #1 must be NAME=VALUE" in err and token not in err
+    assert receiver.requests == 0
