@@ -419,3 +419,31 @@ def test_shared_samples(
     (f,) = report.files
     assert dict(f.kinds) == kinds
     assert (f.error or "").startswith(error or "") and f.ok == (error is None)
+
+
+def test_a_hooked_and_imported_session_is_one_session(tmp_path: Path, trail_home: Path) -> None:
+    """Hooks for liveness, the chat session for truth: one call seen by both is one action,
+    with both sources as provenance (docs/reconciliation.md), where the call ids agree."""
+    read = {
+        "tool_name": "copilot_readFile",
+        "tool_input": {"filePath": "/w/README.md"},
+        "tool_use_id": "call_read_1",
+    }
+    for payload in (
+        fx.hook_payload("UserPromptSubmit", prompt="Read README.md and run the tests"),
+        fx.hook_payload("PreToolUse", **read),
+        fx.hook_payload("PostToolUse", **read, tool_response="# Demo\n"),
+    ):
+        subprocess.run([TRAIL, "hook", "vscode"], input=json.dumps(payload), text=True, check=True)
+    chat = fx.write_json(tmp_path / "chatSessions" / f"{fx.SESSION}.json", fx.chat_session())
+    assert import_chronicle([str(chat)]).files[0].ok
+    shown = subprocess.run(
+        [TRAIL, "show", fx.SESSION, "--json"], capture_output=True, text=True, check=True
+    )
+    events = json.loads(shown.stdout)["events"]
+    mine = [e for e in events if e.get("call_id") == "call_read_1"]
+    assert [e["kind"] for e in mine] == ["tool_call", "tool_result"]
+    assert all(sorted(e["sources"]) == ["hook", "transcript"] for e in mine)
+    assert mine[1]["ok"] is True and mine[0]["input"]["startLine"] == 1  # the file's truth
+    prompts = [e for e in events if e["kind"] == "prompt"]
+    assert len(prompts) == 3 and sorted(prompts[0]["sources"]) == ["hook", "transcript"]
