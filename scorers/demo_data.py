@@ -11,6 +11,9 @@ import string
 import time
 from typing import Any
 
+# Shorter than the gap between two hook calls (each a process start, ~10 ms or more).
+_DURATION_MS = 2
+
 Payload = dict[str, Any]
 
 
@@ -52,7 +55,11 @@ def _tool(
             "tool_use_id": call_id,
             "error": error,
             "is_interrupt": False,
-            "duration_ms": 900 + n,
+            # The demo plays its payloads through the real hook one after another, a few ms
+            # apart; a duration longer than that gap would tell the canonical order that the
+            # call started before the events recorded ahead of it (telemetry/canonical.py
+            # moves a hook-only call to its result's stamp minus the duration).
+            "duration_ms": _DURATION_MS,
         }
     else:
         post = {
@@ -63,7 +70,7 @@ def _tool(
             "tool_input": tool_input,
             "tool_use_id": call_id,
             "tool_response": response if response is not None else {"success": True},
-            "duration_ms": 40 + n,
+            "duration_ms": _DURATION_MS,
         }
     return [pre, post]
 
