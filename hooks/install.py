@@ -234,9 +234,9 @@ def events_to_add(
     missing = []
     for event in descriptor.hook_events:
         mine = present.get(event, [])
-        commands = [descriptor.command_of(h) for h in mine]
-        if command in commands:
+        if command in (descriptor.raw_command(h) for h in mine):
             continue
+        commands = [descriptor.command_of(h) for h in mine]
         stale = [h for h in mine if own_executable(descriptor.command_of(h), descriptor.id)]
         if stale:  # trail's own entry, written by an installation at another path
             stale[0]["command"] = command
@@ -253,11 +253,12 @@ def without_own(handlers: list[Any], descriptor: Harness) -> tuple[list[Any], bo
     kept = [
         h
         for h in handlers
-        if not (isinstance(h, dict) and own_executable(h.get("command"), descriptor.id))
+        if not (isinstance(h, dict) and own_executable(descriptor.command_of(h), descriptor.id))
     ]
     removed = len(kept) != len(handlers)
     left = not removed and any(
-        isinstance(h, dict) and descriptor.is_trail_command(h.get("command")) for h in handlers
+        isinstance(h, dict) and descriptor.is_trail_command(descriptor.command_of(h))
+        for h in handlers
     )
     return kept, removed, left
 

@@ -54,12 +54,6 @@ def own_executable(command: object) -> str | None:
     return _exact(command[: -len(GUARD)], DESCRIPTOR.id)
 
 
-def _raw(handler: dict[str, Any]) -> Any:
-    """The command a handler holds, as written (the descriptor's ``command_of`` drops the
-    guard)."""
-    return handler.get("bash") if handler.get("bash") is not None else handler.get("command")
-
-
 class CopilotCliRegistrar:
     """``$COPILOT_HOME/hooks/trail.json`` (user, the default) or ``.github/hooks/trail.json``."""
 
@@ -96,10 +90,10 @@ class CopilotCliRegistrar:
             present.setdefault(event, []).append(handler)
         for event in self.descriptor.hook_events:
             mine = present.get(event, [])
-            commands = [_raw(h) for h in mine]
+            commands = [DESCRIPTOR.raw_command(h) for h in mine]
             if command in commands:
                 continue
-            stale = [h for h in mine if own_executable(_raw(h))]
+            stale = [h for h in mine if own_executable(DESCRIPTOR.raw_command(h))]
             if stale:  # trail's own entry, written by an installation at another path
                 stale[0]["bash"] = command
                 change.updated.append(event)
@@ -143,7 +137,9 @@ class CopilotCliRegistrar:
                 elif self._ours(entry):
                     change.removed.append(event)
                 else:
-                    if isinstance(entry, dict) and self.descriptor.is_trail_command(_raw(entry)):
+                    if isinstance(entry, dict) and self.descriptor.is_trail_command(
+                        DESCRIPTOR.raw_command(entry)
+                    ):
                         change.left.append(event)
                     kept.append(entry)
             if kept:
@@ -161,7 +157,7 @@ class CopilotCliRegistrar:
         return change
 
     def _ours(self, handler: Any) -> bool:
-        return isinstance(handler, dict) and bool(own_executable(_raw(handler)))
+        return isinstance(handler, dict) and bool(own_executable(DESCRIPTOR.raw_command(handler)))
 
 
 REGISTRAR: CopilotCliRegistrar = CopilotCliRegistrar()

@@ -81,7 +81,7 @@ class VSCodeRegistrar:
         """Add trail's handler for every Local event; idempotent."""
         harness = self.harness
         path = self.settings_path(scope, project_dir)
-        command = hook_command(harness, executable)
+        command = hook_command(harness, executable) + self.descriptor.guard
         covered = self.covered_by_claude(scope, project_dir)
         if covered and not os.path.exists(path):
             change = Change(path=path, command=command)

@@ -28,7 +28,7 @@ def test_install_writes_trails_file_and_uninstall_removes_exactly_that(tmp_path:
     assert data["version"] == 1
     assert data["hooks"]["PreToolUse"] == [
         mine,
-        {"type": "command", "command": f"{EXE} hook vscode", "cwd": ".", "timeout": 10},
+        {"type": "command", "command": f"{EXE} hook vscode || true", "cwd": ".", "timeout": 10},
     ]
     assert set(data["hooks"]) == set(HOOK_EVENTS)
     assert install.install("vscode", "project", str(tmp_path), EXE).added == []  # idempotent
@@ -37,6 +37,34 @@ def test_install_writes_trails_file_and_uninstall_removes_exactly_that(tmp_path:
     removed = install.uninstall("vscode", "project", str(tmp_path))
     assert sorted(removed.removed) == sorted(HOOK_EVENTS)
     assert json.loads(path.read_text()) == {"hooks": {"PreToolUse": [mine]}, "version": 1}
+
+
+def test_the_command_exits_0_when_trail_is_gone(tmp_path: Path) -> None:
+    """Copilot CLI also runs the files in ~/.copilot/hooks and a trusted .github/hooks, and
+    denies a tool when its preToolUse command fails (real-harnesses.md §2.2): trail's VS Code
+    command must not block a tool call once the trail program is removed."""
+    gone = tmp_path / "removed" / "bin" / "trail"
+    install.install("vscode", "project", str(tmp_path), str(gone))
+    data = json.loads(hook_file(tmp_path).read_text())
+    command = data["hooks"]["PreToolUse"][0]["command"]
+    assert command.startswith(str(gone))
+    ran = subprocess.run(["/bin/sh", "-c", command], input=b"{}", capture_output=True, timeout=30)
+    assert ran.returncode == 0 and ran.stdout == b""
+    bare = subprocess.run(
+        ["/bin/sh", "-c", command.removesuffix(" || true")], input=b"{}", capture_output=True
+    )
+    assert bare.returncode != 0  # the control: without the guard the missing program fails
+
+
+def test_an_unguarded_entry_from_an_older_install_is_upgraded(tmp_path: Path) -> None:
+    path = hook_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    old = {"type": "command", "command": f"{EXE} hook vscode", "timeout": 10}
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [old]}}))
+    change = install.install("vscode", "project", str(tmp_path), EXE)
+    assert "PreToolUse" in change.updated
+    entries = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert [e["command"] for e in entries] == [f"{EXE} hook vscode || true"]
 
 
 def test_a_users_wrapper_is_left_alone(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from trace_ingest.harnesses.table import Harness
+from trace_ingest.harnesses.table import GUARD, Harness
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -122,9 +122,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
 }
 
 USER_HOOKS = "hooks/trail.json"  # under $COPILOT_HOME (default ~/.copilot)
-# trail's command ends with this so it exits 0 even when the trail program is gone: a failing
+# trail's command ends with GUARD so it exits 0 even when the trail program is gone: a failing
 # preToolUse command denies the tool (hooks/registrars/copilot_cli.py).
-GUARD = " || true"
 
 
 def copilot_home() -> str:
@@ -163,18 +162,11 @@ class CopilotCli(Harness):
                         found.append((str(event), handler))
         return found
 
-    def command_of(self, handler: dict[str, Any]) -> Any:
-        """The trail command a handler runs: its ``bash`` (else the cross-platform
-        ``command``), without the ``|| true`` guard trail adds to its own exact command, so
-        ``trail doctor`` checks and probes the command itself."""
-        command = handler.get("bash") if handler.get("bash") is not None else handler.get("command")
-        if isinstance(command, str) and command.endswith(GUARD):
-            from trace_ingest.settings_io import own_executable
+    guard = GUARD
 
-            bare = command[: -len(GUARD)]
-            if own_executable(bare, self.id):
-                return bare
-        return command
+    def raw_command(self, handler: dict[str, Any]) -> Any:
+        """Its ``bash``, else the cross-platform ``command``."""
+        return handler.get("bash") if handler.get("bash") is not None else handler.get("command")
 
 
 DESCRIPTOR = CopilotCli(

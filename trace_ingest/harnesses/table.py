@@ -186,9 +186,27 @@ class Harness:
         (``trail doctor`` warns with it), or None. Default: nothing stops it loading."""
         return None
 
-    def command_of(self, handler: dict[str, Any]) -> Any:
-        """The command a handler object runs (its ``command`` by default)."""
+    # A shell suffix trail appends to its own command where a failing hook would block the
+    # agent (Copilot CLI denies a tool when its preToolUse command fails or is missing,
+    # real-harnesses.md §2.2); empty where the harness fails open.
+    guard: str = ""
+
+    def raw_command(self, handler: dict[str, Any]) -> Any:
+        """The command string a handler object holds (its ``command`` by default)."""
         return handler.get("command")
+
+    def command_of(self, handler: dict[str, Any]) -> Any:
+        """The command a handler runs, without the ``guard`` trail adds to its own exact
+        command, so install, uninstall and ``trail doctor`` recognise and probe the command
+        itself."""
+        command = self.raw_command(handler)
+        if self.guard and isinstance(command, str) and command.endswith(self.guard):
+            from trace_ingest.settings_io import own_executable
+
+            bare = command[: -len(self.guard)]
+            if own_executable(bare, self.id):
+                return bare
+        return command
 
     def is_trail_command(self, command: Any) -> bool:
         """A command that mentions ``trail hook <id>`` (trail's own entry, or a wrapper)."""
@@ -204,6 +222,10 @@ class Harness:
             if self.is_trail_command(command):
                 found.setdefault(event, []).append(command)
         return found
+
+
+# The suffix that makes a shell command exit 0 whatever the program does (``Harness.guard``).
+GUARD = " || true"
 
 
 _LOADED: dict[str, Harness] = {}

@@ -9,7 +9,7 @@ stand on instead.
 
 from __future__ import annotations
 
-from trace_ingest.harnesses.table import Harness
+from trace_ingest.harnesses.table import GUARD, Harness
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
 if TYPE_CHECKING:
@@ -161,6 +161,10 @@ class VSCode(Harness):
     # chat.hookFilesLocations, NC §1.3), and hooks/sender.py files those payloads under vscode:
     # trail's Claude Code hook records VS Code already (doctor and install say so).
     recorded_through: tuple[str, ...] = ("claude-code",)
+    # Copilot CLI runs the files in ~/.copilot/hooks and a trusted .github/hooks too, and
+    # denies a tool when a preToolUse command fails (real-harnesses.md §2.2), so trail's
+    # VS Code command must exit 0 even when the trail program is gone.
+    guard = GUARD
 
     def handlers(self, settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         found: list[tuple[str, dict[str, Any]]] = []
