@@ -31,8 +31,8 @@ from hooks import copilot_cli as adapter_module
 from hooks._protocols import Adapter
 from hooks.install import Change, hook_command, resolve_target, write_settings
 from trace_ingest.errors import InstallError
-from trace_ingest.harnesses.copilot_cli import DESCRIPTOR, GUARD
-from trace_ingest.harnesses.table import Harness
+from trace_ingest.harnesses.copilot_cli import DESCRIPTOR
+from trace_ingest.harnesses.table import GUARD, Harness
 from trace_ingest.settings_io import own_executable as _exact
 from trace_ingest.settings_io import read_settings
 

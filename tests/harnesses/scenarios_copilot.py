@@ -18,7 +18,7 @@ from typing import Any
 
 from tests.harnesses.rig import RunContext
 from tests.harnesses.rig_copilot import CopilotScenario
-from trace_ingest.harnesses.copilot_cli import GUARD
+from trace_ingest.harnesses.table import GUARD
 
 NOTES = "The quick brwn fox.\nSecond line.\n"
 
