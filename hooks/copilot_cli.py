@@ -240,12 +240,16 @@ def _name_log(session_id: str, rest: dict[str, Any]) -> None:
     """Only agentStop, subagent and preCompact payloads name the session's log; a session cut
     short (a model error) has none of them. The log is always
     ``$COPILOT_HOME/session-state/<id>/events.jsonl`` (real-harnesses.md §2.4) and the hook
-    runs with Copilot's environment: session bounds name it when it is there, so the mirror can
-    reconcile the session with it (telemetry.reconcile)."""
+    runs with Copilot's environment: session bounds name it once its folder exists, so the
+    mirror can reconcile the session with it (telemetry.reconcile)."""
     if not session_id or "/" in session_id or session_id[:1] == ".":
         return
-    log = os.path.join(copilot_home(), "session-state", session_id, "events.jsonl")
-    if os.path.isfile(log):
+    folder = os.path.join(copilot_home(), "session-state", session_id)
+    log = os.path.join(folder, "events.jsonl")
+    # The folder, not the file: a session cut short by a model error may not have flushed its
+    # log yet when sessionEnd runs (the rig's model_error scenario, seen under light load);
+    # the mirror checks the file when it reads it, after the session closed.
+    if os.path.isdir(folder):
         rest["transcript_path"] = log
         rest["transcript_path_from"] = "copilot_home"
 
