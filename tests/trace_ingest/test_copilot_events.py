@@ -86,6 +86,21 @@ def test_results_failures_and_exit_codes(trail_home: Path) -> None:
     assert results[3]["extra"]["fileEdits"] == [{"path": "/run/project/notes.txt", "kind": "edit"}]
 
 
+def test_a_boolean_exit_code_or_duration_is_not_a_number(trail_home: Path, tmp_path: Path) -> None:
+    """JSON true is an int to Python: a log saying ``"exitCode": true`` keeps no exit code."""
+    src = next(PARALLEL.glob("*/events.jsonl"))
+    folder = tmp_path / src.parent.name
+    folder.mkdir()
+    text = src.read_text().replace('"exitCode":2', '"exitCode":true')
+    assert '"metrics":{' in text
+    text = text.replace('"metrics":{', '"metrics":{"durationMs":true,')
+    (folder / "events.jsonl").write_text(text)
+    import_paths([str(folder)])
+    results = [e for e in _events(trail_home) if e["kind"] in ("tool_result", "tool_error")]
+    assert len(results) == 4
+    assert all("exit_code" not in e["extra"] and e.get("duration_ms") is None for e in results)
+
+
 def test_notifications_errors_and_background_work(trail_home: Path) -> None:
     import_paths([str(BACKGROUND)])
     events = _events(trail_home)

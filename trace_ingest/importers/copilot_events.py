@@ -251,12 +251,14 @@ class CopilotLog:
                 _str(result.get("content")) if isinstance(result, dict) else None
             )
         shell = data.get("shellExecution")
-        if isinstance(shell, dict) and isinstance(shell.get("exitCode"), int):
-            ev["extra"]["exit_code"] = shell["exitCode"]
+        code = shell.get("exitCode") if isinstance(shell, dict) else None
+        if isinstance(code, int) and not isinstance(code, bool):  # JSON true is a Python int
+            ev["extra"]["exit_code"] = code
         telemetry = data.get("toolTelemetry")
         metrics = telemetry.get("metrics") if isinstance(telemetry, dict) else None
-        if isinstance(metrics, dict) and isinstance(metrics.get("durationMs"), int | float):
-            ev["duration_ms"] = float(metrics["durationMs"])
+        took = metrics.get("durationMs") if isinstance(metrics, dict) else None
+        if isinstance(took, int | float) and not isinstance(took, bool):
+            ev["duration_ms"] = float(took)
         for key in ("fileEdits", "turnId", "model", "isUserRequested", "sandboxed"):
             if key in data:
                 ev["extra"][key] = data[key]
