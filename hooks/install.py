@@ -263,6 +263,43 @@ def without_own(handlers: list[Any], descriptor: Harness) -> tuple[list[Any], bo
     return kept, removed, left
 
 
+def remove_own(settings: dict[str, Any], descriptor: Harness, change: Change) -> None:
+    """Remove trail's exact handlers (``without_own``) from every event of
+    ``settings["hooks"]``: flat handler objects and Claude-format matcher groups holding
+    ``hooks`` alike, in place and in order. Groups, events and ``hooks`` itself left empty go;
+    each event is recorded once in ``change.removed``, or in ``change.left`` when only a
+    user's own trail hook is there. Shared by the JSON registrars."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue
+        kept: list[Any] = []
+        removed = left = False
+        for entry in entries:
+            inner = entry.get("hooks") if isinstance(entry, dict) else None
+            if isinstance(inner, list):
+                handlers, gone, mine = without_own(inner, descriptor)
+                if handlers:
+                    kept.append({**entry, "hooks": handlers})
+            else:
+                handlers, gone, mine = without_own([entry], descriptor)
+                kept += handlers
+            removed, left = removed or gone, left or mine
+        if removed:
+            change.removed.append(event)
+        elif left:
+            change.left.append(event)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del settings["hooks"]
+
+
 # The table of registrars, typed so mypy checks every registrar (and, through its ``adapter``,
 # every adapter module) against the Protocols. Imported last: registrars use the helpers above.
 from hooks._protocols import Registrar  # noqa: E402

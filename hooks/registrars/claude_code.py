@@ -34,8 +34,8 @@ from hooks.install import (
     Change,
     events_to_add,
     hook_command,
+    remove_own,
     resolve_target,
-    without_own,
     write_settings,
 )
 from trace_ingest.errors import InstallError
@@ -120,32 +120,7 @@ class ClaudeCodeRegistrar:
         target = resolve_target(path, scope, project_dir)
         settings = read_settings(target)
         change = Change(path=path, target=target if target != path else None)
-        hooks = settings.get("hooks")
-        if not isinstance(hooks, dict):
-            return change
-        for event in list(hooks):
-            groups = hooks[event]
-            if not isinstance(groups, list):
-                continue
-            kept_groups = []
-            for group in groups:
-                inner = group.get("hooks") if isinstance(group, dict) else None
-                if not isinstance(inner, list):
-                    kept_groups.append(group)
-                    continue
-                kept, removed, left = without_own(inner, self.descriptor)
-                if removed:
-                    change.removed.append(event)
-                elif left:
-                    change.left.append(event)
-                if kept:
-                    kept_groups.append({**group, "hooks": kept})
-            if kept_groups:
-                hooks[event] = kept_groups
-            else:
-                del hooks[event]
-        if not hooks:
-            del settings["hooks"]
+        remove_own(settings, self.descriptor, change)
         if change.removed:
             change.backup = write_settings(target, settings)
         return change

@@ -29,7 +29,7 @@ from typing import Any
 
 from hooks import copilot_cli as adapter_module
 from hooks._protocols import Adapter
-from hooks.install import Change, hook_command, resolve_target, write_settings
+from hooks.install import Change, hook_command, remove_own, resolve_target, write_settings
 from trace_ingest.errors import InstallError
 from trace_ingest.harnesses.copilot_cli import DESCRIPTOR
 from trace_ingest.harnesses.table import GUARD, Harness
@@ -119,45 +119,13 @@ class CopilotCliRegistrar:
         target = resolve_target(path, scope, project_dir)
         settings = read_settings(target)
         change = Change(path=path, target=target if target != path else None)
-        hooks = settings.get("hooks")
-        if not isinstance(hooks, dict):
-            return change
-        for event in list(hooks):
-            entries = hooks[event]
-            if not isinstance(entries, list):
-                continue
-            kept = []
-            for entry in entries:
-                if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
-                    inner = [h for h in entry["hooks"] if not self._ours(h)]
-                    if len(inner) != len(entry["hooks"]):
-                        change.removed.append(event)
-                    if inner:
-                        kept.append({**entry, "hooks": inner})
-                elif self._ours(entry):
-                    change.removed.append(event)
-                else:
-                    if isinstance(entry, dict) and self.descriptor.is_trail_command(
-                        DESCRIPTOR.raw_command(entry)
-                    ):
-                        change.left.append(event)
-                    kept.append(entry)
-            if kept:
-                hooks[event] = kept
-            else:
-                del hooks[event]
-        change.removed = sorted(set(change.removed), key=change.removed.index)
+        remove_own(settings, self.descriptor, change)
         if not change.removed:
             return change
-        if not hooks and set(settings) <= {"version", "hooks"}:
-            change.backup = write_settings(target, settings)  # the backup keeps what it held
+        change.backup = write_settings(target, settings)  # the backup keeps what it held
+        if set(settings) <= {"version"}:
             os.unlink(target)
-        else:
-            change.backup = write_settings(target, settings)
         return change
-
-    def _ours(self, handler: Any) -> bool:
-        return isinstance(handler, dict) and bool(own_executable(DESCRIPTOR.raw_command(handler)))
 
 
 REGISTRAR: CopilotCliRegistrar = CopilotCliRegistrar()

@@ -36,8 +36,8 @@ from hooks.install import (
     Change,
     events_to_add,
     hook_command,
+    remove_own,
     resolve_target,
-    without_own,
     write_settings,
 )
 from trace_ingest.errors import InstallError
@@ -121,37 +121,13 @@ class VSCodeRegistrar:
         return change
 
     def uninstall(self, scope: str, project_dir: str | None = None) -> Change:
-        """Remove every trail handler from trail's VS Code hook file; nothing else changes."""
+        """Remove every trail handler from trail's VS Code hook file (flat handlers or
+        Claude-format groups); nothing else changes."""
         path = self.settings_path(scope, project_dir)
         target = resolve_target(path, scope, project_dir)
         settings = read_settings(target)
         change = Change(path=path, target=target if target != path else None)
-        hooks = settings.get("hooks")
-        if not isinstance(hooks, dict):
-            return change
-        for event in list(hooks):
-            entries = hooks[event]
-            if not isinstance(entries, list):
-                continue
-            # VS Code's flat handler list, or Claude-format groups holding ``hooks``
-            flat = [e for e in entries if not (isinstance(e, dict) and "hooks" in e)]
-            kept, removed, left = without_own(flat, self.descriptor)
-            for group in entries:
-                if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                    inner, gone, mine = without_own(group["hooks"], self.descriptor)
-                    removed, left = removed or gone, left or mine
-                    if inner:
-                        kept.append({**group, "hooks": inner})
-            if removed:
-                change.removed.append(event)
-            elif left:
-                change.left.append(event)
-            if kept:
-                hooks[event] = kept
-            else:
-                del hooks[event]
-        if not hooks:
-            del settings["hooks"]
+        remove_own(settings, self.descriptor, change)
         if change.removed:
             change.backup = write_settings(target, settings)
         return change
