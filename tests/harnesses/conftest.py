@@ -36,12 +36,18 @@ class Checked:
         return f"{self.scenario.name}#{self.attempt} ({self.result.paths.root})"
 
 
-@pytest.fixture(scope="session")
-def claude_binary() -> Path:
+def harness_binary(harness: str) -> Path:
+    """The pinned real program of ``harness``, installed if needed; a missing prerequisite
+    fails the test loudly, saying what to install (never a skip)."""
     try:
-        return install.ensure("claude-code")
+        return install.ensure(harness)
     except install.HarnessUnavailable as exc:
         pytest.fail(f"real-harness rig cannot run: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def claude_binary() -> Path:
+    return harness_binary("claude-code")
 
 
 @pytest.fixture(scope="session")

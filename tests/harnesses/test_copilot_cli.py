@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.harnesses import install
+from tests.harnesses.conftest import harness_binary
 from tests.harnesses.rig import TRAIL, base_env, trail
 from tests.harnesses.rig_copilot import CopilotRun, CopilotScenario, run
 from tests.harnesses.scenarios_copilot import GUARD_SCENARIOS, SCENARIOS
@@ -64,10 +64,7 @@ class Checked:
 
 @pytest.fixture(scope="session")
 def copilot_binary() -> Path:
-    try:
-        return install.ensure("copilot-cli")
-    except install.HarnessUnavailable as exc:
-        pytest.fail(f"real-harness rig cannot run: {exc}", pytrace=False)
+    return harness_binary("copilot-cli")
 
 
 def _hooks_only_show(result: CopilotRun) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.harnesses import install
+from tests.harnesses.conftest import harness_binary
 from tests.harnesses.rig import RunResult, trail
 from tests.harnesses.truth import hook_trace
 from tests.harnesses.vibe_rig import run, vibe_home
@@ -53,10 +53,7 @@ class Checked:
 
 @pytest.fixture(scope="session")
 def vibe_binary() -> Path:
-    try:
-        return install.ensure("vibe")
-    except install.HarnessUnavailable as exc:
-        pytest.fail(f"real-harness rig cannot run: {exc}", pytrace=False)
+    return harness_binary("vibe")
 
 
 @pytest.fixture(scope="session")
