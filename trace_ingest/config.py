@@ -39,7 +39,12 @@ DEFAULTS: dict[str, Any] = {
     # idle_gap_seconds: a pause longer than this between two events is an L0 idle gap.
     "eval": {"min_coverage": 0.5, "idle_gap_seconds": 300.0},
     # L2's judge (scorers.judge): no model by default, so nothing calls a provider unasked.
-    "judge": {"max_input_tokens": 32_000, "max_field_chars": 4_000, "min_balanced_accuracy": 0.8},
+    "judge": {
+        "max_input_tokens": 32_000,
+        "max_field_chars": 4_000,
+        "min_balanced_accuracy": 0.8,
+        "timeout_seconds": 180,
+    },
     # trail export otlp (telemetry/otlp, docs/export.md); flags override each key.
     "export": {"otlp": {}},
 }
@@ -109,6 +114,10 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("judge", "min_balanced_accuracy"): (
         lambda v: _is_number(v) and 0 <= v <= 1,
         "a number from 0 to 1",
+    ),
+    ("judge", "timeout_seconds"): (
+        lambda v: _is_number(v) and 1 <= v <= 3600,
+        "a number of seconds from 1 to 3600",
     ),
     ("judge", "prices"): (
         lambda v: (

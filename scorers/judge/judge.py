@@ -34,6 +34,9 @@ from scorers.judge.rules import Judgements, to_verdicts
 from scorers.verdicts import ActionVerdict, GuideVerdict, JudgeInfo, L2Result
 from trace_ingest.config import load_config
 
+# One judge call, the provider SDK's retries included; a longer one is a network failure.
+DEFAULT_TIMEOUT_SECONDS = 180.0
+
 
 @dataclass(frozen=True)
 class JudgeSettings:
@@ -45,6 +48,7 @@ class JudgeSettings:
     min_balanced_accuracy: float = 0.8
     prices: Mapping[str, Any] | None = None
     record_to: str | None = None  # a replay file every live answer is appended to
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
 
 
 def judge_settings(home: str) -> JudgeSettings:
@@ -58,6 +62,7 @@ def judge_settings(home: str) -> JudgeSettings:
         min_balanced_accuracy=float(section.get("min_balanced_accuracy", 0.8)),
         prices=section.get("prices"),
         record_to=section.get("record_to"),
+        timeout_seconds=float(section.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS)),
     )
 
 
@@ -221,7 +226,7 @@ def judge_session(
         facts_of_call = _judge_facts(model, inp, spec)
     judge = model
     system, prompt, _nonce = inp.messages()
-    raw = ask(judge, system, prompt, call_schema(inp))
+    raw = ask(judge, system, prompt, call_schema(inp), timeout=settings.timeout_seconds)
     facts = parse_facts(raw.text, inp)
     cost, source = (None, None)
     if not judge.replayed:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -196,17 +197,46 @@ _BY_KIND: dict[str, type[JudgeError]] = {
 }
 
 
-def ask(judge: JudgeModel, system: str, prompt: str, schema: dict[str, Any]) -> RawAnswer:
-    """One call with the facts schema; raises a ``JudgeError`` for every failure."""
+def ask(
+    judge: JudgeModel,
+    system: str,
+    prompt: str,
+    schema: dict[str, Any],
+    timeout: float | None = None,
+) -> RawAnswer:
+    """One call with the facts schema; raises a ``JudgeError`` for every failure.
+
+    ``timeout`` (seconds, ``judge.timeout_seconds``) bounds the whole call, the provider SDK's
+    own retries included: ``llm`` passes no deadline of its own and the OpenAI SDK waits up to
+    600 s per attempt, so without one a stalled provider would hold ``trail watch`` forever.
+    Past it the attempt is a ``NetworkFailure`` (nothing is written and the session stays
+    queued); the abandoned request finishes or fails in a daemon thread nobody waits for.
+    """
     started = time.perf_counter()
-    try:
-        response = judge.model.prompt(
-            prompt, system=system, schema=schema, stream=False, options=judge.options or None
+    outcome: list[Any] = []
+
+    def call() -> None:
+        try:
+            response = judge.model.prompt(
+                prompt, system=system, schema=schema, stream=False, options=judge.options or None
+            )
+            outcome.append((response, response.text(), response.usage()))
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome.append(exc)
+
+    worker = threading.Thread(target=call, name="trail-judge-call", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not outcome:
+        raise NetworkFailure(
+            f"judge {judge.name}: no answer within {timeout:g} s (judge.timeout_seconds)"
         )
-        text = response.text()
-        usage = response.usage()
-    except Exception as exc:  # any plugin's error becomes a named failure, never a traceback
-        raise classify(exc, judge.name) from exc
+    if isinstance(outcome[0], BaseException):
+        exc = outcome[0]
+        if not isinstance(exc, Exception):
+            raise exc  # KeyboardInterrupt and the like are not provider failures
+        raise classify(exc, judge.name) from exc  # a named failure, never a traceback
+    response, text, usage = outcome[0]
     return RawAnswer(
         text=text,
         input_tokens=usage.input,

@@ -9,7 +9,8 @@ headers, JSON body) and answered by the next reply of ``server.replies`` (the la
 - ``Reply.text(s, finish="stop")``: content ``s`` verbatim (``finish="length"`` for a cut answer);
 - ``Reply.status(code, error_type, code_name)``: that HTTP status with an OpenAI error body and
   ``retry-after-ms: 1``, so the SDK's own retries (429 and 5xx, twice) take no time;
-- ``Reply.drop()``: the connection is closed without an answer.
+- ``Reply.drop()``: the connection is closed without an answer;
+- ``Reply.hang(seconds)``: nothing is sent for that long (a stalled provider), then a 500.
 
 The structured output the judge asked for is in the logged body's ``response_format``.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -48,6 +50,10 @@ class Reply:
     @staticmethod
     def drop() -> Reply:
         return Reply("drop")
+
+    @staticmethod
+    def hang(seconds: float) -> Reply:
+        return Reply("hang", seconds)
 
 
 @dataclass
@@ -91,6 +97,10 @@ class FakeJudgeEndpoint:
                 if reply.kind == "drop":
                     self.close_connection = True
                     self.connection.shutdown(2)
+                    return
+                if reply.kind == "hang":
+                    time.sleep(reply.payload)
+                    self._send(500, {"error": {"message": "hung", "type": "server_error"}})
                     return
                 if reply.kind == "status":
                     self._send(reply.status_code, reply.payload)

@@ -22,7 +22,7 @@ from scorers.judge.errors import (
     QuotaExceeded,
     UnparseableAnswer,
 )
-from scorers.judge.judge import JudgeSettings, judge_session
+from scorers.judge.judge import JudgeSettings, judge_session, judge_settings
 from scorers.judge.provider import resolve
 from tests.scorers.judge.conftest import builtin
 from tests.scorers.judge.fake_judge_endpoint import USAGE, FakeJudgeEndpoint, Reply
@@ -155,3 +155,20 @@ def test_a_transient_error_then_an_answer_is_a_grade(endpoint: Any) -> None:
     fake.replies = [Reply.status(503), Reply.json(builtin("npm-violation").answers["oracle"])]
     _, result = _judge()
     assert len(fake.requests) == 2 and result.result().verdict == "misaligned"
+
+
+def test_a_stalled_provider_is_a_network_failure_after_the_timeout(endpoint: Any) -> None:
+    """llm sets no deadline and the OpenAI SDK waits 600 s per attempt: without
+    judge.timeout_seconds one stalled provider would hold ``trail watch`` for good."""
+    fake, _ = endpoint
+    fake.replies = [Reply.hang(30)]
+    with pytest.raises(NetworkFailure, match=r"no answer within 0\.5 s \(judge\.timeout_seconds\)"):
+        _judge(timeout_seconds=0.5)
+    assert len(fake.requests) == 1  # the request was sent; its answer never came in time
+
+
+def test_the_timeout_comes_from_config(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps({"judge": {"timeout_seconds": 42}}))
+    assert judge_settings(str(tmp_path)).timeout_seconds == 42
+    (tmp_path / "config.json").write_text(json.dumps({"judge": {"timeout_seconds": 0}}))
+    assert judge_settings(str(tmp_path)).timeout_seconds == 180  # out of range: the default
