@@ -213,11 +213,26 @@ def _guides(start: Event, received_at: str, digest: str) -> list[Event]:
     events (docs/events.md, "guide_loaded and skill_loaded"): no Copilot hook announces them.
     The project is ``COPILOT_PROJECT_DIR`` (set for hooks, real-harnesses.md §2.2), else the
     payload's cwd. Only on session start, so other hooks never pay for the file reads."""
-    from trace_ingest.guides import COPILOT_RULE_FILES, read_guide_text, rule_files
+    from trace_ingest.guides import (
+        COPILOT_RULE_FILES,
+        MAX_RULE_FILES,
+        read_guide_text,
+        rule_files,
+    )
 
     root = os.environ.get("COPILOT_PROJECT_DIR") or start.get("cwd")
     out: list[Event] = []
-    for n, path in enumerate(rule_files(root, COPILOT_RULE_FILES), start=1):
+    paths = rule_files(root, COPILOT_RULE_FILES, limit=MAX_RULE_FILES + 1)
+    if len(paths) > MAX_RULE_FILES:
+        # Copilot reads them all; the hook stops at the bound (see rule_files) and says so on
+        # the session start, so the guide context knows it is incomplete (scorers.guides).
+        del paths[MAX_RULE_FILES:]
+        extra = start.setdefault("extra", {})
+        extra["rule_files_cut"] = (
+            f"more than {MAX_RULE_FILES} rule files under {root}: "
+            f"only the first {MAX_RULE_FILES} were recorded"
+        )
+    for n, path in enumerate(paths, start=1):
         ev = new_event(
             harness=HARNESS,
             source="hook",

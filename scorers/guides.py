@@ -137,6 +137,24 @@ def guide_context(
     seen: set[tuple[str, str]] = set()
     for i, ev in enumerate(events):
         kind = ev.get("kind")
+        cut = _extra(ev, "rule_files_cut") if kind == "session_start" else ""
+        if cut:
+            # Rule files past the capture's bound reached the agent but were never listed:
+            # one unreadable entry stands for them, so nothing claims the context was whole.
+            ctx.unreadable.append(
+                Guide(
+                    name="(rule files not recorded)",
+                    version="",
+                    kind="rule",
+                    path=None,
+                    text=None,
+                    loaded_at=str(ev.get("id")),
+                    loaded_ts=str(ev.get("ts") or ""),
+                    position=i,
+                    reason=cut,
+                )
+            )
+            continue
         if kind == "guide_loaded":
             path = ev.get("path")
             if not isinstance(path, str) or not path:

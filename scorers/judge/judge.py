@@ -194,6 +194,9 @@ def judge_session(
     model = judge if isinstance(judge, JudgeModel) else None
     spec = judge.spec if isinstance(judge, JudgeModel) else judge
     facts_of_call = _judge_facts(model, inp, spec)
+    if unreadable:
+        # In context but not captured: the verdicts are against the other guides only.
+        facts_of_call["guides_without_text"] = list(unreadable)
     if not inp.all_actions:
         return Judged(
             session_key,
@@ -223,7 +226,7 @@ def judge_session(
     if model is None:
         assert isinstance(judge, str)
         model = resolve(judge)
-        facts_of_call = _judge_facts(model, inp, spec)
+        facts_of_call.update(_judge_facts(model, inp, spec))
     judge = model
     system, prompt, _nonce = inp.messages()
     raw = ask(judge, system, prompt, call_schema(inp), timeout=settings.timeout_seconds)

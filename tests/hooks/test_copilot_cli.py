@@ -311,3 +311,26 @@ def test_hot_path_imports_only_the_standard_library() -> None:
     # (``re`` is the scrubber's to decide: its prefilter may load it for a payload's long
     # token runs, such as the UUID session id every Copilot payload carries.)
     assert not loaded & {"json", "typing", "subprocess", "pathlib", "yaml"}, sorted(loaded)
+
+
+def test_rule_files_past_the_bound_are_marked_on_the_session_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trace_ingest.guides import MAX_RULE_FILES
+
+    folder = tmp_path / "project" / ".github" / "instructions"
+    folder.mkdir(parents=True)
+    for n in range(MAX_RULE_FILES + 5):
+        (folder / f"r{n:03d}.instructions.md").write_text(f"rule {n}\n")
+    monkeypatch.setenv("COPILOT_PROJECT_DIR", str(tmp_path / "project"))
+    payload = {"sessionId": "s", "timestamp": 1796125178926, "cwd": "/x", "source": "new"}
+    start, *guides = copilot_cli.normalize(payload, RECEIVED, "d")
+    assert len(guides) == MAX_RULE_FILES
+    assert Path(str(guides[-1]["path"])).name == f"r{MAX_RULE_FILES - 1:03d}.instructions.md"
+    assert f"more than {MAX_RULE_FILES} rule files" in start["extra"]["rule_files_cut"]
+    # At the bound exactly, nothing is cut and nothing is marked.
+    (folder / f"r{MAX_RULE_FILES:03d}.instructions.md").unlink()
+    for n in range(MAX_RULE_FILES + 1, MAX_RULE_FILES + 5):
+        (folder / f"r{n:03d}.instructions.md").unlink()
+    start, *guides = copilot_cli.normalize(payload, RECEIVED, "d")
+    assert len(guides) == MAX_RULE_FILES and "rule_files_cut" not in start.get("extra", {})

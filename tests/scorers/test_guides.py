@@ -207,3 +207,19 @@ def test_a_guide_cut_by_the_capture_says_how_much_was_cut() -> None:
     [guide] = guide_context(events, "/proj").guides
     assert guide.truncated == 5000 and guide.as_dict()["truncated"] == 5000
     assert guide.judgeable  # judged on what was kept; the cut is on record
+
+
+def test_rule_files_the_capture_did_not_list_make_the_context_incomplete() -> None:
+    t = T0 - 3600
+    cut = "more than 100 rule files under /proj: only the first 100 were recorded"
+    events = canonical(
+        [
+            ev("g-many", "session_start", t, 0, cwd="/proj", extra={"rule_files_cut": cut}),
+            ev("g-many", "guide_loaded", t + 1, 1, path="/proj/AGENTS.md", text="Use pnpm."),
+            *bash("g-many", t + 5, 2, "ls"),
+        ]
+    ).events
+    ctx = guide_context(events, "/proj")
+    assert [g.name for g in ctx.guides] == ["AGENTS.md"]
+    [missing] = ctx.unreadable
+    assert (missing.name, missing.reason, missing.text) == ("(rule files not recorded)", cut, None)

@@ -172,3 +172,19 @@ def test_the_timeout_comes_from_config(tmp_path: Path) -> None:
     assert judge_settings(str(tmp_path)).timeout_seconds == 42
     (tmp_path / "config.json").write_text(json.dumps({"judge": {"timeout_seconds": 0}}))
     assert judge_settings(str(tmp_path)).timeout_seconds == 180  # out of range: the default
+
+
+def test_guides_in_context_without_text_are_named_with_the_grade(endpoint: Any) -> None:
+    fake, _ = endpoint
+    c = builtin("npm-violation")
+    fake.replies = [Reply.json(c.answers["oracle"])]
+    result = judge_session(
+        c.session_key,
+        c.events,
+        c.guides,
+        resolve(MODEL),
+        JudgeSettings(),
+        unreadable=["(rule files not recorded)"],
+    )
+    assert result.judge["called"]  # the captured guides are still judged
+    assert result.judge["guides_without_text"] == ["(rule files not recorded)"]
