@@ -12,9 +12,10 @@ dependency for three tables. trail's entries are whole ``[[hooks]]`` tables, so 
 them at the end of the file (arrays of tables may be continued anywhere in TOML) and uninstall
 cuts exactly their lines; nothing else in the file is rewritten, byte for byte. Every result is
 checked by parsing it again with ``tomllib``: it must hold exactly the user's hooks plus (or
-minus) trail's, and every other key unchanged; if not (an inline ``hooks = [...]`` array, a
-table header inside a multi-line string), the file is left alone and the error says what to
-do by hand. docs/sources.md records this decision.
+minus) trail's, and every other key unchanged; if not (an inline ``hooks = [...]`` array, say),
+the file is left alone and the error says what to do by hand. Header lines are found by a
+small lexer that knows TOML's strings, so a ``[[hooks]]`` line inside a multi-line string is
+text, not a table. docs/sources.md records this decision.
 
 trail's entry is recognised by its name (``trail-<type>``) **and** its exact command
 (``<absolute path>/trail hook vibe``); a user's own hook that merely runs ``trail hook vibe``
@@ -110,12 +111,76 @@ class Edit:
     left: list[str] = field(default_factory=list)
 
 
+def _header_lines(lines: list[str]) -> list[int]:
+    """Indexes of the lines that are table headers: a ``[`` first on a line that starts outside
+    every multi-line string (``\"\"\"…\"\"\"`` or ``'''…'''``) and outside an array value
+    spanning lines. One-line strings and comments cannot span lines, so only those two
+    states carry over from line to line."""
+    out: list[int] = []
+    inside: str | None = None  # the multi-line delimiter we are in
+    depth = 0  # open brackets of an array value spanning lines
+    for n, line in enumerate(lines):
+        if inside is None and depth == 0 and _HEADER.match(line):
+            out.append(n)
+            continue  # a header's brackets close on its line; a comment may follow
+        i = 0
+        while i < len(line):
+            if inside is not None:
+                end = line.find(inside, i)
+                if end < 0:
+                    break
+                if inside == '"""' and _escaped(line, end):
+                    i = end + 1
+                    continue
+                # A closing run may be up to five quotes long (TOML 1.0: one or two quotes
+                # may end the content); the delimiter is its last three.
+                j = end + 3
+                while j < len(line) and line[j] == inside[0] and j < end + 5:
+                    j += 1
+                inside, i = None, j
+                continue
+            c = line[i]
+            if c == "#":
+                break
+            if c in "\"'":
+                if line.startswith(c * 3, i):
+                    inside, i = c * 3, i + 3
+                    continue
+                i = _one_line_string_end(line, i)
+                continue
+            if c == "[":
+                depth += 1
+            elif c == "]":
+                depth = max(depth - 1, 0)
+            i += 1
+    return out
+
+
+def _escaped(line: str, at: int) -> bool:
+    """Whether the character at ``at`` follows an odd number of backslashes."""
+    k = at
+    while k > 0 and line[k - 1] == "\\":
+        k -= 1
+    return (at - k) % 2 == 1
+
+
+def _one_line_string_end(line: str, start: int) -> int:
+    """The index after a one-line string opening at ``start`` (or the line's end)."""
+    quote = line[start]
+    i = start + 1
+    while i < len(line):
+        if line[i] == quote and not (quote == '"' and _escaped(line, i)):
+            return i + 1
+        i += 1
+    return i
+
+
 def _spans(text: str) -> list[tuple[int, int]]:
     """Line ranges ``[start, end)`` of every ``[[hooks]]`` table: its header up to the next
     header. Comment lines right before the next header belong to that header (a user's note
     about the next table stays with it), trail's begin/end comments to trail's tables."""
     lines = text.splitlines(keepends=True)
-    headers = [i for i, line in enumerate(lines) if _HEADER.match(line)]
+    headers = _header_lines(lines)
     spans = []
     for n, start in enumerate(headers):
         if not _HOOKS_HEADER.match(lines[start].rstrip("\r\n")):
@@ -163,7 +228,8 @@ def _remove(text: str, drop: list[int]) -> str:
 
 
 def _count_tables(text: str) -> int:
-    return sum(1 for line in text.splitlines() if _HOOKS_HEADER.match(line))
+    lines = text.splitlines()
+    return sum(1 for n in _header_lines(lines) if _HOOKS_HEADER.match(lines[n]))
 
 
 def _check(before: dict[str, Any], after_text: str, expected_hooks: list[Any], what: str) -> None:
