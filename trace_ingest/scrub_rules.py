@@ -162,6 +162,8 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
         return True
     if low.startswith(("~/", "./", "../")) or (first == "/" and low.count("/") >= 2):
         return True
+    if _code_value(value):
+        return True
     if identifiers:
         if (_LETTERS().fullmatch(value) or _code_identifier(value)) and not _random_looking(value):
             return True
@@ -230,6 +232,22 @@ def _code_identifier(value: str) -> bool:
     return all(p.replace("$", "_").isidentifier() for p in parts) and (
         len(parts) > 1 or head != value
     )
+
+
+def _code_value(value: str) -> bool:
+    """Code or a reference where a literal was expected: an ARN, a concatenation
+    (``+new Buffer(``, ``.$p[``), a variable (``$_POST``, ``\\$x`` escaped in JSON text), a
+    Rails route (``cms/sites/passwords#update``), a dotted name with no digit
+    (``process.env.REACT_APP_FIREBASE_DEV_PASSWORD``, which is long and varied enough to pass
+    for random)."""
+    v = value.lstrip("\\")
+    if v.startswith("arn:") or v.startswith("$"):
+        return True
+    if v[:1] in "+." and any(c in v for c in " ([$"):
+        return True
+    if "#" in v and "/" in v and all(c.islower() or c in "/_#-" for c in v):
+        return True
+    return "." in v and not any(c.isdigit() for c in v) and _code_identifier(v)
 
 
 def _always(value: str) -> bool:
@@ -1395,7 +1413,10 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
             continue  # password_file, secret_name, pwd_hint, SecretArn: about a secret
         start, end = m.span(3)
         value = text[start:end]
-        if _names_a_secret(value) or subject[max(0, m.start() - 2) : m.start()] == "::":
+        k = m.start()
+        while k > 0 and subject[k - 1] in _KEY_CHARS and subject[k - 1] not in ".$":
+            k -= 1  # the whole name: AWS::MSK::BatchScramSecret, not just "secret"
+        if _names_a_secret(value) or subject[max(0, k - 2) : k] == "::":
             continue  # SECRET_KEY = 'aws_secret_access_key'; AWS::SecretsManager::Secret
         if " " in value:  # a passphrase, not a sentence: few words, no prose words
             if value != value.strip():

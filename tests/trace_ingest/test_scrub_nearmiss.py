@@ -1,0 +1,72 @@
+"""Issue 10, precision: near-miss filters keyed by context.
+
+Each filter is tested both ways: the near miss it spares comes out byte for byte, and a real
+secret of the same shape in the same place is still redacted. Every secret is generated at
+test time; nothing here is a real token.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from typing import Any
+
+import pytest
+
+from trace_ingest.scrub import Scrubber, load_scrubber
+
+sys.path.insert(0, os.path.dirname(__file__))
+from scrub_corpus import A62, _mixed
+
+RNG = random.Random(20261202)
+
+
+def pw(n: int = 14) -> str:
+    return _mixed(RNG, A62, n) + RNG.choice("!#%")
+
+
+@pytest.fixture
+def scrubber(tmp_path: Any) -> Scrubber:
+    return load_scrubber(str(tmp_path / "home"))
+
+
+def gone(s: Scrubber, text: str, secret: str) -> None:
+    out, counts = s.scrub_text(text)
+    assert secret not in out and counts, (text, out)
+
+
+def kept(s: Scrubber, text: str) -> None:
+    assert s.scrub_text(text) == (text, {}), text
+
+
+def test_code_and_references_are_not_values(scrubber: Scrubber) -> None:
+    # an ARN, a concatenation, a PHP variable (also JSON-escaped), a Rails route, a dotted name
+    for text in (
+        'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',
+        '"//localhost:1337/:_password = "+new Buffer("feast").toString("base64")',
+        "echo 'password = '.$p['config']['daemon_password'].\"\\n\";",
+        '\\$pwd = \\$_POST[\\"password\\"];',
+        "put '/forgot-password' => \"cms/sites/passwords#update\", as: 'update_password'",
+        '  const password = process.env.REACT_APP_FIREBASE_DEV_PASSWORD || "not-set"',
+    ):
+        kept(scrubber, text)
+    secret = pw()
+    for text in (
+        f'IAMUserChangePassword = "{secret}"',
+        f'"//localhost:1337/:_password = "{secret}"',
+        f"$pwd = {secret};",
+        f"const password = {secret}",
+        f"put '/forgot-password' => \"{secret}\"",
+    ):
+        gone(scrubber, text, secret)
+
+
+def test_namespaced_type_names_are_not_secret_fields(scrubber: Scrubber) -> None:
+    # cfn-lint's provider schemas map resource type names to schema hashes
+    kept(scrubber, json.dumps({"AWS::MSK::BatchScramSecret": "b68c9a1a87dfd16e"}))
+    kept(scrubber, '"AWS::SecretsManager::Secret": "0f3c2a9d81b7e6c5",')
+    secret = pw()
+    gone(scrubber, json.dumps({"BatchScramSecret": secret}), secret)
+    gone(scrubber, f'"scram_secret": "{secret}"', secret)
