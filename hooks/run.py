@@ -14,6 +14,12 @@ call costs, paid on every tool call while the agent competes for the same cores
 The receipt time is taken first, as ``trace_ingest.entry`` does. Whatever happens: exit 0,
 nothing on stdout (``hooks.entry.main``'s promise; an import failure of a broken installation
 is swallowed here too).
+
+The process ends with ``posix._exit(0)``, skipping the interpreter's teardown (freeing every
+module and object one by one: ~1 ms of CPU per call, measured in bench/hook_latency.py, more
+than the hook's own work on a small payload). Nothing is lost by it: the hook writes with
+``os.write`` on descriptors it closes itself (trace_ingest/store.py), keeps nothing buffered
+and registers no ``atexit`` handler; the standard streams are flushed first all the same.
 """
 
 import time
@@ -40,5 +46,22 @@ def main() -> int:
     return 0
 
 
+def _exit() -> None:
+    """Exit 0 now, without the interpreter's teardown (see the module docstring)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except BaseException:
+        pass
+    try:
+        import posix
+    except ImportError:  # pragma: no cover - not a POSIX system: the ordinary exit
+        return
+    posix._exit(0)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    _exit()
+    sys.exit(0)
