@@ -29,9 +29,9 @@ recovery of CLIs that send no session id). Checked against the real 1.0.102
 
 from __future__ import annotations
 
-import os
 import time
 
+from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest.events import new_event
 from trace_ingest.fastjson import parse_or_none
 from trace_ingest.harnesses.copilot_cli import EVENTS as EVENT_KINDS

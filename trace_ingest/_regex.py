@@ -24,8 +24,9 @@ things faster, never different. Keys include the flags; values are exactly what
 
 from __future__ import annotations
 
-import os
 import sys
+
+from trace_ingest import _os as os  # os without its import cost (see _os)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -17,8 +17,7 @@ default lives in ``DEFAULTS``.
 
 from __future__ import annotations
 
-import os
-
+from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest import fastjson
 from trace_ingest.errors import ConfigError
 from trace_ingest.paths import config_path

@@ -23,9 +23,9 @@ real folder or regular file owned by this user and not writable by group or othe
 from __future__ import annotations
 
 import errno
-import os
 import stat
 
+from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest._blake import blake2b
 
 # The harnesses themselves are listed in trace_ingest.harnesses.table.HARNESSES.

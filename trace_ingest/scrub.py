@@ -32,8 +32,7 @@ string value under a secret-looking key (``"password": ...``) is scanned togethe
 
 from __future__ import annotations
 
-import os
-
+from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest import _regex, fastjson
 from trace_ingest.errors import ConfigError, ScrubError
 from trace_ingest.scrub_rules import (

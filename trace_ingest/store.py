@@ -21,8 +21,7 @@ Store API contract:
 
 from __future__ import annotations
 
-import os
-
+from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest import fastjson
 from trace_ingest.paths import open_dirs, open_file, open_file_stat
 

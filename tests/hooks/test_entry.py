@@ -88,6 +88,7 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest",
         "trace_ingest.entry",
         "trace_ingest._blake",
+        "trace_ingest._os",
         "trace_ingest.events",
         "trace_ingest.paths",
         "trace_ingest.store",

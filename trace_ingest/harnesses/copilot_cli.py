@@ -8,8 +8,7 @@ and harnesses.md §2 (the documented names and file format).
 
 from __future__ import annotations
 
-import os
-
+from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest.harnesses.table import GUARD, Harness
 
 TYPE_CHECKING = False  # not `from typing import`: typing costs the hook ~5 ms
