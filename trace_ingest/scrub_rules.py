@@ -1325,6 +1325,8 @@ def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
         value = text[start:end].rstrip("\"'")
         if len(value) < 4 or not _url_password_ok(value):  # placeholders, as for URLs
             continue
+        if value.lower() in _STOP and m.group(1).lower() in _STOP:
+            continue  # curl -u test:test, -u username:token: the documentation's pair
         yield start, start + len(value)
 
 

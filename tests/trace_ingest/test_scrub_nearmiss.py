@@ -70,3 +70,12 @@ def test_namespaced_type_names_are_not_secret_fields(scrubber: Scrubber) -> None
     secret = pw()
     gone(scrubber, json.dumps({"BatchScramSecret": secret}), secret)
     gone(scrubber, f'"scram_secret": "{secret}"', secret)
+
+
+def test_curl_user_placeholder_pairs(scrubber: Scrubber) -> None:
+    # the documentation's pair: both halves are placeholder words
+    kept(scrubber, "curl -i -u 'test:test' https://localhost:8080/api")
+    kept(scrubber, "curl -u username:token https://api.example.org")
+    secret = pw()
+    gone(scrubber, f"curl -u username:{secret} https://api.example.org", secret)
+    gone(scrubber, "curl -u deploy:test https://api.example.org", "deploy:test")
