@@ -1120,6 +1120,9 @@ def _weak_ok(value: str) -> bool:
         return False
     if "/" in value or ":" in value or _names_a_secret(value) or _file_name(value):
         return False  # a path (S3Key), a namespaced name (ec2:RootDeviceType), a file name
+    groups = value.split("-")
+    if len(groups) >= 4 and groups[0].isalpha() and sum(_hex_group(g) for g in groups) >= 3:
+        return False  # signed-2065c468-73e2-4385-…: a name and a UUID, an object key
     if any(c.isupper() for c in value):
         # CamelCase words (Ipv6CidrAssociations, FirewallPoliciesV2), not random characters
         run = _longest_lower_run(value)
@@ -1130,13 +1133,17 @@ def _weak_ok(value: str) -> bool:
     return not all(c in "0123456789abcdefABCDEF-" for c in value)
 
 
+def _hex_group(group: str) -> bool:
+    return 4 <= len(group) <= 13 and all(c in "0123456789abcdefABCDEF" for c in group)
+
+
 _GEN_BARE = _Lazy(r"[a-z0-9_.=+/~$!#%^*@-]{8,}+")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-$")
 _GEN_EXCLUDE = (
     "hash", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "etag", "fingerprint",
     "change", "marker", "arn", "vault", "sequence", "idempot", "nonce_id", "kind", "scope",
     "_ids", "uuid", "version", "clienttoken", "requesttoken", "lastused", "last_used",
-    "_date", "date_", "_time", "time_", "timestamp",
+    "_date", "date_", "_time", "time_", "timestamp", "prefix", "suffix", "source",
 )  # fmt: skip
 
 
@@ -1256,6 +1263,8 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             value = text[start:end]
             if "\n" in value or " " in value or len(value) < 8:
                 continue
+            if op.endswith(",") and text[close + 1 : close + 4].lstrip(' \t\\"').startswith(":"):
+                continue  # "…Token", "ResourceDataContainer": the next JSON key, not a value
         else:
             vm = bare.match(subject, pos)
             if vm is None:
@@ -1278,6 +1287,8 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         maven = "." in subject[k:i] and m.group(0).rstrip().endswith(":")
         if maven and end < n and text[end : end + 1] == ":":
             continue  # a Maven coordinate group:artifact:version
+        if _named_after_key(key, subject[i:kend], value):
+            continue  # "ExportToken": "export-token-cu4l…": an id named after its kind
         original = text[k : i + 1]
         pascal = original[:1].isupper() and not original.isupper()
         memo = (key, value, bool(quote), weak, pascal)
@@ -1289,6 +1300,20 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             _GEN_VERDICTS[memo] = verdict
         if verdict:
             yield start, end
+
+
+def _named_after_key(key: str, word: str, value: str) -> bool:
+    """An identifier that spells its own kind: ``ExportToken`` = ``export-token-cu4l…``,
+    ``CopyProductToken`` = ``copyproduct-abc5…`` (AWS names resource ids after their type, as
+    ``sg-…`` or ``i-…``). The value starts with the key's words and a ``-``: the key without
+    its secret word, followed by that word again or at least 8 characters long (a
+    ``githubToken`` holding ``github_pat_…`` is not one: that is a token format)."""
+    norm = key.replace("_", "").replace("-", "").replace(".", "")
+    stem = norm[: norm.rfind(word)] if word in norm else ""
+    low = value.lower()
+    if len(stem) < 4 or not low.startswith(stem + "-"):
+        return False
+    return low.startswith(stem + "-" + word) or len(stem) >= 8
 
 
 # (key, value, quoted, weak, PascalCase key) -> verdict: pathological and ordinary texts alike

@@ -79,3 +79,35 @@ def test_curl_user_placeholder_pairs(scrubber: Scrubber) -> None:
     secret = pw()
     gone(scrubber, f"curl -u username:{secret} https://api.example.org", secret)
     gone(scrubber, "curl -u deploy:test https://api.example.org", "deploy:test")
+
+
+def test_sdk_identifiers_under_token_and_key_names(scrubber: Scrubber) -> None:
+    # AWS examples: ids named after their kind, a prefix constant, a credential source, an
+    # object key holding a UUID, the next JSON key after a comma
+    for text in (
+        '"ExportToken": "export-token-cu4lg26ofcziixny",',
+        '"ImportToken": "import-token-5ott6ho5nts7bbcg",',
+        '"CopyProductToken": "copyproduct-abc5defgjkdji"',
+        "TOKEN_PREFIX = 'k8s-aws-v1.'",
+        "credential_source=Ec2InstanceMetadata",
+        '"key": "signed-2065c468-73e2-4385-a6c9-0123456789abc"',
+        '[{\\"Id\\": \\"TwilioAuthToken\\",\\"Name\\": \\"MyTwilioAuthToken\\",'
+        '\\"ResourceDataContainer\\": {}}]',
+    ):
+        kept(scrubber, text)
+    token = pw(24)
+    for text in (
+        f'"ExportToken": "{token}",',
+        f'"CopyProductToken": "{token}"',
+        f"TOKEN = '{token}'",
+        f"credential = {token}",
+        f'"key": "{token}"',
+        f'setProperty("MY_TOKEN", "{token}")',
+    ):
+        gone(scrubber, text, token)
+    # a UUID under a bare key in a URL query is still a key (cliengo's format)
+    gone(
+        scrubber,
+        "https://api.example.org/v1/user?key=9e4635bc-28dc-45d3-8546-2b30115d9a7b",
+        "9e4635bc-28dc-45d3-8546-2b30115d9a7b",
+    )
