@@ -80,8 +80,30 @@ def hook(harness: str) -> None:
 @harness_option
 @scope_option
 @project_option
+@click.option(
+    "--transport",
+    type=click.Choice(installer.TRANSPORTS),
+    default="process",
+    show_default=True,
+    help="process: the harness runs trail's hook command per event. http (Claude Code only):"
+    " it POSTs each event to `trail collect` on 127.0.0.1, which must be running;"
+    " SessionStart keeps the process hook (docs/collector.md).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="The collector's port for --transport http (default: 8487).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the change as JSON.")
-def install(harness: str, scope: str | None, project_dir: str | None, as_json: bool) -> None:
+def install(
+    harness: str,
+    scope: str | None,
+    project_dir: str | None,
+    transport: str,
+    port: int | None,
+    as_json: bool,
+) -> None:
     """Register trail's hook in the harness settings (idempotent, keeps everything else).
 
     Writes a backup of the previous settings file next to it, and records the absolute path
@@ -89,8 +111,13 @@ def install(harness: str, scope: str | None, project_dir: str | None, as_json: b
     has your own hook running `trail hook` is left alone. A symlinked settings file has its
     target updated (for --scope project, only a target inside the project). A read-only file
     or folder, a FIFO or device, or a file over 16 MiB is refused unchanged (exit 1).
+    Installing one transport replaces trail's handlers of the other.
     """
-    change = installer.install(harness, _scope(harness, scope), project_dir)
+    if port is not None and transport != "http":
+        raise click.UsageError("--port applies to --transport http only")
+    change = installer.install(
+        harness, _scope(harness, scope), project_dir, transport=transport, port=port
+    )
     _report(change, as_json, "added", change.added)
 
 
@@ -125,7 +152,10 @@ def _report(change: installer.Change, as_json: bool, verb: str, events: list[str
             f" {', '.join(change.left)}"
         )
     if change.updated:
-        click.echo(f"updated trail's command for {len(change.updated)} events (trail moved)")
+        click.echo(
+            f"updated trail's handler for {len(change.updated)} events"
+            " (trail moved, or its transport changed)"
+        )
     if not events and not change.updated:
         click.echo(
             f"{change.path}: nothing to do (already {'in' if verb == 'added' else 'un'}stalled)"
@@ -134,6 +164,36 @@ def _report(change: installer.Change, as_json: bool, verb: str, events: list[str
     if events:
         click.echo(f"{change.path}: {verb} trail for {len(events)} events: {', '.join(events)}")
     if change.command:
-        click.echo(f"command: {change.command}")
+        shown = "url:    " if change.command.startswith("http://") else "command:"
+        click.echo(f"{shown} {change.command}")
     if change.backup:
         click.echo(f"backup:  {change.backup}")
+
+
+@click.command()
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Port on 127.0.0.1 to listen on (default: 8487, the port `trail install --transport"
+    " http` registers).",
+)
+def collect(port: int | None) -> None:
+    """Receive Claude Code's http hooks on 127.0.0.1 and record them (runs until stopped).
+
+    Each POSTed payload goes through the same path as `trail hook` (normalize, scrub, append
+    to the session's trace.jsonl) into this process's $TRAIL_HOME. It answers every request
+    with an empty 204, which can never block a tool call. Prints one JSON line once it
+    listens; SIGTERM or Ctrl-C stops it after recording what it has received. While it is
+    not running, Claude Code carries on and the events are lost (docs/collector.md): `trail
+    doctor` says whether it answers. Exit 1 when the port cannot be bound.
+    """
+    from hooks import collector
+    from trace_ingest.collector_address import DEFAULT_PORT
+
+    chosen = DEFAULT_PORT if port is None else port
+    try:
+        collector.serve(chosen, ready=lambda c: click.echo(collector.status_line(c)))
+    except OSError as exc:
+        message = f"cannot listen on 127.0.0.1:{chosen}: {exc.strerror or exc}"
+        raise click.ClickException(message) from None

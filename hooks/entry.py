@@ -4,6 +4,8 @@ Runs inside the agent on every tool call, so it imports only the standard librar
 modules it needs (enforced by tests/hooks/test_entry.py), reads stdin, normalizes,
 scrubs, appends with one ``write()``, and exits 0 with nothing on stdout, whatever happens.
 Its own failures go to ``$TRAIL_HOME/hook-errors.log``, which ``trail doctor`` reports.
+``record_payload`` is the same path for a payload that arrived as an http hook's POST body
+(``trail collect``, hooks/collector.py): one function records both transports.
 
 Every payload is untrusted (docs/security.md, "Capture"): reads and drains are bounded in
 bytes and time, the parse is bounded in nesting and element count, numbers JSON cannot hold
@@ -84,13 +86,57 @@ def run(harness: str, stdin: Any = None, started_ns: int | None = None) -> int:
     ``started_ns`` is when the hook process started (``trace_ingest.entry`` takes it before
     anything else); it becomes the events' ``received_at``.
     """
-    received_at = now_iso(started_ns)
+    return _guarded(harness, now_iso(started_ns), _StdinSource(stdin))
+
+
+def record_payload(harness: str, body: bytes, received_at: str, size: int | None = None) -> None:
+    """Record one payload that arrived by other means than stdin: the collector's POST body
+    (hooks/collector.py). Exactly the process hook's path (checks, config, bounds, normalize,
+    scrub, append, error log); never raises.
+
+    ``size``: the payload's full length when ``body`` is only its head (the collector read no
+    further than its own bound); past ``max_payload_bytes`` it is recorded as a stub either way.
+    """
+    _guarded(harness, received_at, _BytesSource(body, len(body) if size is None else size))
+
+
+class _StdinSource:
+    """The process hook's payload: stdin, read once and bounded (``_read``, ``_drain``)."""
+
+    def __init__(self, stdin: Any) -> None:
+        self.stdin = stdin
+
+    def read(self, limit: int) -> bytes:
+        return _read(self.stdin, limit)
+
+    def discard(self) -> None:
+        _drain(self.stdin)
+
+
+class _BytesSource:
+    """A payload already in memory (``size``: its full length, maybe more than ``body``)."""
+
+    def __init__(self, body: bytes, size: int) -> None:
+        self.body = body
+        self.size = size
+
+    def read(self, limit: int) -> bytes:
+        if self.size > limit:
+            raise Oversize(self.size, self.body[:65536], True)
+        return self.body
+
+    def discard(self) -> None:
+        pass
+
+
+def _guarded(harness: str, received_at: str, source: _StdinSource | _BytesSource) -> int:
+    """Record the payload ``source`` holds, after the data dir and capture switches agree."""
     if harness not in HARNESSES:
         harness = UNKNOWN_HARNESS  # never a folder name or a field from an unchecked argument
     home, home_problem = hook_home()
     try:
         if os.environ.get("TRAIL_DISABLE") == "1":
-            _drain(stdin)
+            source.discard()
             return 0
         try:
             # Checked once and held for the whole call: every later open in the data dir
@@ -99,14 +145,14 @@ def run(harness: str, stdin: Any = None, started_ns: int | None = None) -> int:
         except OSError:
             # A data dir another user owns or can write is not used at all: not even its
             # error log is trusted. `trail doctor` reports the data dir's owner and mode.
-            _drain(stdin)
+            source.discard()
             return 0
         if home_problem:
             _log(home, harness, "home", home_problem, once=True)
         if os.path.exists(capture_off_path(home)):
-            _drain(stdin)
+            source.discard()
             return 0
-        _record(home, harness, stdin, received_at)
+        _record(home, harness, source, received_at)
     except BaseException as exc:
         _log(home, harness, "hook", f"{type(exc).__name__}: {exc}")
     finally:
@@ -114,7 +160,7 @@ def run(harness: str, stdin: Any = None, started_ns: int | None = None) -> int:
     return 0
 
 
-def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
+def _record(home: str, harness: str, source: _StdinSource | _BytesSource, received_at: str) -> None:
     from trace_ingest.config import DEFAULTS, check_config
 
     try:
@@ -133,7 +179,7 @@ def _record(home: str, harness: str, stdin: Any, received_at: str) -> None:
         _write_stub(home, harness, received_at, raw, reason, preview, size, section)
 
     try:
-        raw = _read(stdin, limit)
+        raw = source.read(limit)
     except Oversize as big:
         more = "" if big.drained else "+ (stdin not drained to its end)"
         stub(

@@ -20,6 +20,7 @@ import json
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,11 +75,32 @@ def registrar(harness: str) -> Registrar:
     return found
 
 
+TRANSPORTS = ("process", "http")
+
+
 def install(
-    harness: str, scope: str, project_dir: str | None = None, executable: str | None = None
+    harness: str,
+    scope: str,
+    project_dir: str | None = None,
+    executable: str | None = None,
+    transport: str = "process",
+    port: int | None = None,
 ) -> Change:
-    """Add trail's handler to every event ``harness`` records; idempotent."""
-    return registrar(harness).install(scope, project_dir, executable)
+    """Add trail's handler to every event ``harness`` records; idempotent.
+
+    ``transport="http"`` registers http hooks for ``trail collect`` on ``port`` instead
+    (Claude Code only: docs/collector.md)."""
+    found = registrar(harness)
+    if transport == "process":
+        return found.install(scope, project_dir, executable)
+    install_http = getattr(found, "install_http", None)
+    if transport != "http" or install_http is None:
+        raise InstallError(
+            f"--transport {transport} is not supported for {harness}"
+            " (http hooks: claude-code only; the others run a process hook)"
+        )
+    change: Change = install_http(scope, project_dir, port, executable)
+    return change
 
 
 def uninstall(harness: str, scope: str, project_dir: str | None = None) -> Change:
@@ -248,13 +270,19 @@ def events_to_add(
     return missing
 
 
-def without_own(handlers: list[Any], descriptor: Harness) -> tuple[list[Any], bool, bool]:
-    """``(handlers without trail's exact entries, any removed, a user's own trail hook left)``."""
-    kept = [
-        h
-        for h in handlers
-        if not (isinstance(h, dict) and own_executable(descriptor.command_of(h), descriptor.id))
-    ]
+def own_handler(handler: dict[str, Any], descriptor: Harness) -> bool:
+    """A handler object running trail's exact command for ``descriptor``."""
+    return bool(own_executable(descriptor.command_of(handler), descriptor.id))
+
+
+def without_own(
+    handlers: list[Any], descriptor: Harness, is_own: Callable[[dict[str, Any]], bool] | None = None
+) -> tuple[list[Any], bool, bool]:
+    """``(handlers without trail's exact entries, any removed, a user's own trail hook left)``.
+    ``is_own``: which handlers are trail's to remove (default: trail's exact command,
+    ``own_handler``; the Claude Code registrar adds its http hooks)."""
+    own = is_own or (lambda h: own_handler(h, descriptor))
+    kept = [h for h in handlers if not (isinstance(h, dict) and own(h))]
     removed = len(kept) != len(handlers)
     left = not removed and any(
         isinstance(h, dict) and descriptor.is_trail_command(descriptor.command_of(h))
@@ -263,12 +291,18 @@ def without_own(handlers: list[Any], descriptor: Harness) -> tuple[list[Any], bo
     return kept, removed, left
 
 
-def remove_own(settings: dict[str, Any], descriptor: Harness, change: Change) -> None:
+def remove_own(
+    settings: dict[str, Any],
+    descriptor: Harness,
+    change: Change,
+    is_own: Callable[[dict[str, Any]], bool] | None = None,
+) -> None:
     """Remove trail's exact handlers (``without_own``) from every event of
     ``settings["hooks"]``: flat handler objects and Claude-format matcher groups holding
     ``hooks`` alike, in place and in order. Groups, events and ``hooks`` itself left empty go;
     each event is recorded once in ``change.removed``, or in ``change.left`` when only a
-    user's own trail hook is there. Shared by the JSON registrars."""
+    user's own trail hook is there; ``is_own`` as for ``without_own``. Shared by the JSON
+    registrars."""
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
         return
@@ -281,11 +315,11 @@ def remove_own(settings: dict[str, Any], descriptor: Harness, change: Change) ->
         for entry in entries:
             inner = entry.get("hooks") if isinstance(entry, dict) else None
             if isinstance(inner, list):
-                handlers, gone, mine = without_own(inner, descriptor)
+                handlers, gone, mine = without_own(inner, descriptor, is_own)
                 if handlers:
                     kept.append({**entry, "hooks": handlers})
             else:
-                handlers, gone, mine = without_own([entry], descriptor)
+                handlers, gone, mine = without_own([entry], descriptor, is_own)
                 kept += handlers
             removed, left = removed or gone, left or mine
         if removed:

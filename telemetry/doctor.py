@@ -101,6 +101,7 @@ def _check_harness(descriptor: Harness, project_dir: str, report: Report) -> Non
                 warn=worst == "warn",
             )
         )
+        _check_collector(descriptor, scope, settings, report)
         problem = descriptor.registration_problem(scope, project_dir)
         if problem:
             report.checks.append(Check(f"{harness}: {scope} hook loads", False, problem, warn=True))
@@ -121,6 +122,31 @@ def _check_harness(descriptor: Harness, project_dir: str, report: Report) -> Non
                 f"{harness}: hook",
                 False,
                 f"not registered (run `trail install --harness {harness}`)",
+            )
+        )
+
+
+def _check_collector(
+    descriptor: Harness, scope: str, settings: dict[str, Any], report: Report
+) -> None:
+    """With ``trail install --transport http``: does ``trail collect`` answer on the port the
+    http hooks post to? While it does not, their events are lost (docs/collector.md)."""
+    from trace_ingest import collector_address
+
+    ports = collector_address.http_ports(descriptor.handlers(settings), descriptor.id)
+    for port, count in sorted(ports.items()):
+        problem = collector_address.probe(port, timeout=1.0)
+        report.checks.append(
+            Check(
+                f"{descriptor.id}: {scope} collector",
+                problem is None,
+                f"{count} http handlers post to 127.0.0.1:{port}; "
+                + (
+                    "trail collect answers"
+                    if problem is None
+                    else f"{problem}: their events are lost until `trail collect"
+                    f" --port {port}` runs (Claude Code carries on without them)"
+                ),
             )
         )
 

@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hooks.cli:hook", "Record one hook payload from stdin (run by the harness)."),
     "install": ("hooks.cli:install", "Register trail's hook in a harness's settings."),
     "uninstall": ("hooks.cli:uninstall", "Remove exactly what `trail install` added."),
+    "collect": (
+        "hooks.cli:collect",
+        "Receive Claude Code's http hooks on 127.0.0.1 and record them.",
+    ),
     "doctor": ("telemetry.doctor:doctor", "Check hooks, store and recent hook errors."),
     "sessions": ("telemetry.cli:sessions", "List recorded sessions."),
     "show": ("telemetry.cli:show", "Show one session's timeline."),

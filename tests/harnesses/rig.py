@@ -148,6 +148,22 @@ def base_env(paths: RunPaths, **extra: str) -> dict[str, str]:
     return env
 
 
+def claude_launch(
+    paths: RunPaths, base_url: str, claude: Path, prompt: str, allowed_tools: str
+) -> tuple[dict[str, str], list[str]]:
+    """The environment and ``claude -p`` command line of a run against the fake model at
+    ``base_url`` (offline: no other traffic, no updater)."""
+    env = base_env(
+        paths,
+        ANTHROPIC_BASE_URL=base_url,
+        ANTHROPIC_API_KEY="sk-ant-fake",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+    )
+    cmd = [str(claude), "-p", prompt, "--allowedTools", allowed_tools]
+    return env, [*cmd, "--output-format", "stream-json", "--verbose"]
+
+
 def trail(paths: RunPaths, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run the venv's trail CLI against the run's TRAIL_HOME."""
     done = subprocess.run(
@@ -304,23 +320,7 @@ def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
     with FakeAnthropic(
         script, paths.server_log, scenario.final_delay, lambda ids: hooks_landed(paths, ids)
     ) as fake:
-        env = base_env(
-            paths,
-            ANTHROPIC_BASE_URL=fake.base_url,
-            ANTHROPIC_API_KEY="sk-ant-fake",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            DISABLE_AUTOUPDATER="1",
-        )
-        cmd = [
-            str(claude),
-            "-p",
-            prompt,
-            "--allowedTools",
-            scenario.allowed_tools,
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ]
+        env, cmd = claude_launch(paths, fake.base_url, claude, prompt, scenario.allowed_tools)
         pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: claude")
         # Async hooks Claude started may still run; wait for its session to empty.
         settle, lingering = settled(pid, paths)
