@@ -83,7 +83,10 @@ def _peer_uid(client_port: int, server_port: int) -> int | None:
 
 class _Handler(BaseHTTPRequestHandler):
     server: Collector
-    protocol_version = "HTTP/1.1"  # keep-alive: Claude Code's client reuses its connection
+    # Every answer closes its connection. Claude Code asks for keep-alive, but a connection the
+    # server closes when idle can cross the client's next POST on it, and that event would be
+    # lost (a non-blocking error); a new loopback connection per event costs next to nothing.
+    protocol_version = "HTTP/1.1"
     timeout = SOCKET_TIMEOUT
     server_version = "trail-collector"
     sys_version = ""
@@ -94,14 +97,13 @@ class _Handler(BaseHTTPRequestHandler):
     def log_error(self, format: str, *args: Any) -> None:
         pass  # http.server's own parse errors: answered, not logged
 
-    def _answer(self, status: int, body: bytes = b"", close: bool = False) -> None:
+    def _answer(self, status: int, body: bytes = b"") -> None:
         self.send_response(status)
         if body:
             self.send_header("Content-Type", "text/plain; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
-        if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
+        self.send_header("Connection", "close")
+        self.close_connection = True
         self.end_headers()
         if body:
             self.wfile.write(body)
@@ -109,7 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self, status: int, reason: str) -> None:
         """Answer ``status`` and note why once in the error log (no request text in it)."""
         self.server.note(f"{reason}; answered HTTP {status}, nothing recorded")
-        self._answer(status, close=True)
+        self._answer(status)
 
     def _checked(self) -> bool:
         host = self.headers.get("Host", "")

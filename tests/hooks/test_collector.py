@@ -296,3 +296,14 @@ def test_a_connection_from_another_user_is_refused(collector: Running) -> None:
     assert collector.stop()[0] == 0
     assert len(read_trace_lines(collector.home)) == 1
     assert "from another user" in (collector.home / "hook-errors.log").read_text()
+
+
+def test_every_answer_closes_its_connection(collector: Running) -> None:
+    """No keep-alive: a kept connection closed while idle could cross the next POST on it."""
+    conn = http.client.HTTPConnection("127.0.0.1", collector.port, timeout=30)
+    headers = {"Connection": "keep-alive", "Content-Type": "application/json"}
+    conn.request("POST", HOOK_PATH, json.dumps(tool_call("s", 1)), headers)
+    answer = conn.getresponse()
+    assert (answer.status, answer.getheader("Connection"), answer.read()) == (204, "close", b"")
+    conn.close()
+    assert collector.stop()[0] == 0
