@@ -37,6 +37,7 @@ from trace_ingest import _regex, fastjson
 from trace_ingest.errors import ConfigError, ScrubError
 from trace_ingest.scrub_rules import (
     _ID_RULE,
+    _KEY_HINTS,
     _PASSWORDISH,
     _PCT,
     KEY_BYTES,
@@ -122,6 +123,17 @@ class Scrubber:
         rare = tuple((k, v) for k, v in self._keywords if (k, v) not in common)
         self._automaton: Any = _automaton(rare) if bulk else None
         self._always: tuple[int, ...] = tuple(kw.get("", ()))  # rules without keywords
+        # Bulk scrubbing of JSON values: one prefilter pass over all of a value's strings
+        # (``_flagged``), over every keyword and every key hint of ``_field_kind``; only when
+        # no rule runs everywhere (a keyword-less rule would flag every string).
+        self._flagger: Any = (
+            _automaton(tuple((k, ()) for k in (*kw, *_KEY_HINTS) if k))
+            if bulk and self._automaton is not None and not self._always
+            else None
+        )
+        self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
+        self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
+        self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
 
     # -- key and fingerprint
 
@@ -232,39 +244,201 @@ class Scrubber:
         return "".join(parts), counts
 
     def scrub_value(self, value: Any) -> tuple[Any, dict[str, int]]:
-        """Redact any JSON value (same shape back); dict keys are scanned too."""
+        """Redact any JSON value (same shape back); dict keys are scanned too.
+
+        The result may be ``value`` itself when nothing was redacted: callers must not
+        mutate it in place expecting the input to stay as it was."""
         counts: dict[str, int] = {}
         try:
-            clean = self._value(value, counts)
+            if self._flagger is not None:
+                clean = self._value_bulk(value, counts)
+            else:
+                clean = self._value(value, counts)
         except ScrubError:
             raise
         except Exception as exc:
             raise ScrubError(f"scrubbing failed: {type(exc).__name__}: {exc}") from exc
         return clean, counts
 
-    def _value(self, value: Any, counts: dict[str, int]) -> Any:
+    def _value(self, value: Any, counts: dict[str, int], only: set[str] | None = None) -> Any:
+        """``value`` scrubbed. With ``only``, the strings of this structure (keys and values,
+        not the strings inside JSON held in one) that are not in ``only`` are known clean
+        (``_flagged``) and kept as they are; values under secret-looking keys always get
+        ``_keyed``'s scan."""
         if isinstance(value, str):
+            if only is not None and value not in only:
+                return value
             return self._string(value, counts)
         if isinstance(value, dict):
             out: dict[Any, Any] = {}
             for k, v in value.items():
-                key = self._string(k, counts, decode=False) if isinstance(k, str) else k
+                key = (
+                    self._string(k, counts, decode=False)
+                    if isinstance(k, str) and (only is None or k in only)
+                    else k
+                )
                 if isinstance(v, str) and isinstance(k, str) and len(v) >= 4:
-                    kind = _field_kind(k)
+                    kind = self._kind(k)
                     if kind:
                         out[key] = self._keyed(k, v, kind, counts)
                         continue
-                out[key] = self._value(v, counts)
+                out[key] = self._value(v, counts, only)
             return out
         if isinstance(value, list):
-            return [self._value(v, counts) for v in value]
+            return [self._value(v, counts, only) for v in value]
         if isinstance(value, tuple):
-            return tuple(self._value(v, counts) for v in value)
+            return tuple(self._value(v, counts, only) for v in value)
         if value is None or isinstance(value, (bool, int, float)):
             return value
         if isinstance(value, (bytes, bytearray)):
             return self._string(bytes(value).decode("utf-8", "replace"), counts)
         return self._string(str(value), counts)
+
+    def _value_bulk(self, value: Any, counts: dict[str, int]) -> Any:
+        """``_value`` with one prefilter pass over all of the value's strings: strings that
+        cannot hold a catch are not scanned one by one, and a value none of whose strings can
+        comes back as it is (docs/scrubbing.md, "Whole-value prefilter")."""
+        got = self._strings_of(value)
+        if got is None:  # not plain JSON (a tuple, bytes, an object): the general walk
+            return self._value(value, counts)
+        leaves, keyed = got
+        flagged = self._flagged(leaves)
+        # Most flagged strings are clean after all (a key named input_tokens): when every
+        # one is, the value comes back as it is, without a rebuilding walk.
+        sub: dict[str, int] = {}
+        clean = self._clean
+        for text in flagged:
+            if text in clean:
+                continue
+            self._string(text, sub)
+            if text.lstrip()[:1] in ("{", "["):
+                self._string(text, sub, decode=False)  # as a key, it is scanned as text
+            if sub:
+                return self._value(value, counts, flagged)
+            if len(text) <= 256:
+                if len(clean) > 65536:
+                    clean.clear()
+                clean.add(text)
+        for k, v, kind in keyed:
+            self._keyed(k, v, kind, sub)
+            if sub:
+                return self._value(value, counts, flagged)
+        return value
+
+    def _kind(self, key: str) -> int:
+        """``_field_kind(key)``, remembered (keys repeat from event to event)."""
+        kind = self._kinds.get(key)
+        if kind is None:
+            if len(self._kinds) > 65536:
+                self._kinds.clear()
+            kind = self._kinds[key] = _field_kind(key)
+        return kind
+
+    def _strings_of(self, value: Any) -> tuple[list[str], list[tuple[str, str, int]]] | None:
+        """Every string of a plain JSON value (dict keys too) and whether some string value
+        sits under a secret-looking key (``_keyed`` then scans it whatever the prefilter says);
+        None when the value holds anything but dict, list, str, int, float, bool and None."""
+        leaves: list[str] = []
+        keyed: list[tuple[str, str, int]] = []
+        kinds = self._kinds
+        stack = [value]
+        while stack:
+            v = stack.pop()
+            t = type(v)
+            if t is str:
+                leaves.append(v)
+            elif t is dict:
+                for k, x in v.items():
+                    if type(k) is not str:
+                        return None
+                    leaves.append(k)
+                    tx = type(x)
+                    if tx is str:
+                        leaves.append(x)
+                        if len(x) >= 4:
+                            kind = kinds.get(k)
+                            if kind is None:
+                                kind = self._kind(k)
+                            if kind:
+                                keyed.append((k, x, kind))
+                    elif tx is dict or tx is list:
+                        stack.append(x)
+                    elif not (x is None or tx is int or tx is float or tx is bool):
+                        return None
+            elif t is list:
+                stack.extend(v)
+            elif not (v is None or t is int or t is float or t is bool):
+                return None
+        return leaves, keyed
+
+    def _flagged(self, leaves: list[str]) -> set[str]:
+        """The strings of ``leaves`` that may hold a catch; every other one is certain to
+        come out of ``_string`` (as a value or as a key) unchanged.
+
+        One string is scanned: the leaves lowered and joined by newlines. A leaf is flagged
+        when it holds any rule's keyword or a key hint of ``_field_kind`` (a JSON string
+        that is itself JSON has its keys and values inside it), a backslash that starts a
+        ``\\u`` escape or JSON text (whose decoded strings could differ from their raw
+        text), a percent escape, or a base64 run that decodes to text (``decoded_spans``).
+        Otherwise ``find`` has no rule to run and nothing to decode, and the JSON inside
+        the string, if any, has only substrings of it as its strings."""
+        from bisect import bisect_right
+        from itertools import accumulate
+
+        joined = "\n".join(leaves)
+        if joined.isascii():
+            low = joined.lower()  # one-to-one on ASCII: offsets are the leaves' own
+            ends = list(accumulate([len(x) + 1 for x in leaves]))  # past each leaf's newline
+        else:  # lowering may change lengths (U+0130): lower each leaf as _find does
+            lows = [x.lower() for x in leaves]
+            low = "\n".join(lows)
+            ends = list(accumulate([len(x) + 1 for x in lows]))
+        hit: set[int] = set()
+        it = self._flagger.iter
+        pos = 0
+        n = len(low)
+        while pos < n:
+            for end, _ in it(low, pos):
+                i = bisect_right(ends, end)
+                hit.add(i)
+                pos = ends[i]  # the rest of this leaf needs no second look
+                break
+            else:
+                break
+        for mark in ("\\", "%"):
+            pos = low.find(mark)
+            while pos >= 0:
+                i = bisect_right(ends, pos)
+                if i not in hit:
+                    leaf = leaves[i]
+                    if (
+                        "\\u" in leaf or leaf.lstrip()[:1] in ("{", "[")
+                        if mark == "\\"
+                        else any(_is_hex2(leaf, j + 1) for j in _all(leaf, "%"))
+                    ):
+                        hit.add(i)
+                pos = low.find(mark, ends[i])
+        # base64 runs: where 32 base64 characters follow each other (decoded_spans' probe);
+        # each non-ASCII character becomes one "?", so byte offsets are character offsets
+        probe = low.encode("ascii", "replace").translate(_B64_TABLE)
+        pos = probe.find(_B64_PROBE)
+        while pos >= 0:
+            i = bisect_right(ends, pos)
+            if i not in hit and self._b64_live(leaves[i]):
+                hit.add(i)
+            pos = probe.find(_B64_PROBE, ends[i])
+        return {leaves[i] for i in hit}
+
+    def _b64_live(self, text: str) -> bool:
+        """Whether ``decoded_spans`` would rescan a base64 run of ``text``."""
+        if len(text) <= 128:
+            found = self._b64.get(text)
+            if found is None:
+                if len(self._b64) > 65536:
+                    self._b64.clear()
+                found = self._b64[text] = _b64_live(text)
+            return found
+        return _b64_live(text)
 
     def _string(self, text: str, counts: dict[str, int], decode: bool = True) -> str:
         if decode and len(text) >= 2:
@@ -494,6 +668,23 @@ def _uesc_decode(run: str) -> tuple[str, list[int]]:
             where.append(i)
             i += 1
     return "".join(out), where
+
+
+def _b64_live(text: str) -> bool:
+    """Whether some base64 run of ``text`` decodes to text (``decoded_spans`` rescans it)."""
+    for m in _B64_RUN().finditer(text):
+        run = m.group(0)
+        if run.strip("0123456789abcdef") and _b64_text(run) is not None:
+            return True
+    return False
+
+
+def _all(text: str, mark: str) -> Iterator[int]:
+    """Every position of ``mark`` in ``text``."""
+    pos = text.find(mark)
+    while pos >= 0:
+        yield pos
+        pos = text.find(mark, pos + 1)
 
 
 def _b64_text(run: str) -> str | None:

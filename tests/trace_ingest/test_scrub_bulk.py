@@ -1,0 +1,118 @@
+"""Bulk scrubbing (import, sync, ``trail scrub``) against the hook's scrubber: the whole-value
+prefilter and the other bulk shortcuts may only skip work, never change a byte of output."""
+
+from __future__ import annotations
+
+import base64
+import glob
+import json
+import os
+import random
+import sys
+import urllib.parse
+from typing import Any
+
+import pytest
+
+from trace_ingest.scrub import Scrubber, load_scrubber
+
+sys.path.insert(0, os.path.dirname(__file__))
+from scrub_corpus import corpus
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "samples")
+
+
+@pytest.fixture
+def pair(tmp_path: Any) -> tuple[Scrubber, Scrubber]:
+    home = str(tmp_path / "home")
+    hook, bulk = load_scrubber(home), load_scrubber(home, bulk=True)
+    assert hook._flagger is None and bulk._flagger is not None
+    return hook, bulk
+
+
+def _forms(value: Any, rng: random.Random) -> list[Any]:
+    """``value`` as an event would carry it: nested in JSON text, under secret-looking and
+    ordinary keys, encoded, next to non-ASCII text, beside clean strings."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    raw = text.encode("utf-8", "surrogatepass")
+    every = "".join(f"\\u{ord(c):04x}" for c in text[:400])  # no keyword left in the raw text
+    return [
+        value,
+        {"type": "tool_result", "content": [{"type": "text", "text": text}], "n": 3},
+        {"tool_input": json.dumps({"command": text, "ok": True})},  # JSON held in a string
+        {"stdout": json.dumps({"out": text}, indent=2)},
+        {"escaped": json.dumps({"out": text}, ensure_ascii=True)},  # \uXXXX escapes
+        {"all_escaped": '{"out": "' + every + '"}', "as_text": every},
+        {"password": text[-40:], "api_key": text[:40], "input_tokens": 12, "token": text},
+        {text[:60]: "value", "k": [text, None, 1.5, False]},  # secrets in keys
+        {"b64": base64.b64encode(raw).decode(), "url": urllib.parse.quote(text)},
+        {"b64url": base64.urlsafe_b64encode(b"export SECRET=" + raw).decode()},
+        {"pre": "\u0130\u212a " + text, "post": text + " \u00e9\u03a3 \u2026"},
+        {"uuid": "3f1c2b9e-1d2c-4e5f-8a9b-0c1d2e3f4a5b", "ts": "2026-12-01T10:00:00Z",
+         "msg": rng.choice(["ok", "[INFO] done", "{not json", "[1, 2"]), "t": text},
+    ]  # fmt: skip
+
+
+def test_bulk_and_hook_give_identical_output(pair: tuple[Scrubber, Scrubber]) -> None:
+    """Byte for byte, on the labelled corpus in every form above (its negatives too: a
+    shortcut that skipped a string must still leave the near misses alone)."""
+    hook, bulk = pair
+    rng = random.Random(5)
+    values = [form for s in corpus(seed=77, per_cell=2) for form in _forms(s.value, rng)]
+    redacted = 0
+    for value in values:
+        want = hook.scrub_value(value)
+        got = bulk.scrub_value(value)
+        assert json.dumps(got, ensure_ascii=False) == json.dumps(want, ensure_ascii=False)
+        redacted += bool(want[1])
+    assert redacted > len(values) // 2  # the corpus does exercise the redacting paths
+
+
+def test_bulk_and_hook_agree_on_recorded_sessions(pair: tuple[Scrubber, Scrubber]) -> None:
+    """The real transcripts and hook payloads in shared/samples, line by line."""
+    hook, bulk = pair
+    files = sorted(glob.glob(os.path.join(SAMPLES, "**", "*.json*"), recursive=True))
+    assert files, f"no samples under {SAMPLES}"
+    n = 0
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            docs = fh.read().splitlines() if path.endswith(".jsonl") else [fh.read()]
+        for doc in docs:
+            try:
+                value = json.loads(doc)
+            except ValueError:
+                continue
+            assert bulk.scrub_value(value) == hook.scrub_value(value), path
+            n += 1
+    assert n > 500
+
+
+def test_a_clean_value_comes_back_as_it_is(pair: tuple[Scrubber, Scrubber]) -> None:
+    _, bulk = pair
+    event = {"type": "assistant", "usage": {"input_tokens": 3, "output_tokens": 9},
+             "uuid": "3f1c2b9e-1d2c-4e5f-8a9b-0c1d2e3f4a5b", "text": "all done"}  # fmt: skip
+    clean, counts = bulk.scrub_value(event)
+    assert clean is event and counts == {}
+
+
+def test_a_rule_without_keywords_runs_everywhere(tmp_path: Any) -> None:
+    """Every rule declares keywords; a configured pattern without any runs on every string,
+    so the whole-value prefilter (which skips strings without a keyword) is off."""
+    from trace_ingest.scrub_rules import builtin_rules
+
+    assert all(r.keywords for r in builtin_rules())
+    section = {"extra_patterns": [{"id": "acme", "pattern": "ACME-[0-9]{6}"}]}
+    bulk = load_scrubber(str(tmp_path), section, bulk=True)
+    assert bulk._flagger is None
+    clean, counts = bulk.scrub_value({"note": "id ACME-123456", "k": ["x ACME-654321"]})
+    assert counts == {"acme": 2} and "ACME-" not in json.dumps(clean)
+
+
+def test_objects_that_are_not_plain_json_take_the_general_walk(
+    pair: tuple[Scrubber, Scrubber],
+) -> None:
+    hook, bulk = pair
+    secret = "password=" + "Zq8" * 6
+    value = {"t": (secret, 1), "b": secret.encode(), 3: "x", "o": ValueError(secret)}
+    assert bulk.scrub_value(value) == hook.scrub_value(value)
+    assert secret not in repr(bulk.scrub_value(value)[0])
