@@ -112,16 +112,11 @@ class Scrubber:
         only_token = {k for k in token_kw if len(kw[k]) == len(token_kw[k])}
         self._kw_full = tuple((k, tuple(v)) for k, v in kw.items() if k not in only_token)
         self._kw_token = tuple((k, tuple(v)) for k, v in kw.items() if k in only_token)
-        # Bulk scrubbing (import, sync, ``trail scrub``) may use one Aho-Corasick pass for
-        # the keyword prefilter instead of one ``in`` test per keyword (docs/scrubbing.md,
-        # "Prefilter engine"); the hook never does: it stays standard-library only.
-        # Keywords that occur all through ordinary text (``key``, ``token``, ``://``) are
-        # tested with ``in`` even in bulk: one C search each beats iterating every occurrence
-        # out of the automaton in Python.
-        common = tuple((k, v) for k, v in self._keywords if k in _COMMON_KEYWORDS or len(k) <= 2)
-        self._kw_common = common
-        rare = tuple((k, v) for k, v in self._keywords if (k, v) not in common)
-        self._automaton: Any = _automaton(rare) if bulk else None
+        # Bulk scrubbing (import, sync, ``trail scrub``) may use one Aho-Corasick pass over
+        # every keyword for the prefilter instead of one ``in`` test per keyword
+        # (docs/scrubbing.md, "Prefilter engine"); the hook never does: it stays
+        # standard-library only.
+        self._automaton: Any = _automaton(self._keywords) if bulk else None
         self._always: tuple[int, ...] = tuple(kw.get("", ()))  # rules without keywords
         # Bulk scrubbing of JSON values: one prefilter pass over all of a value's strings
         # (``_flagged``), over every keyword and every key hint of ``_field_kind``; only when
@@ -131,6 +126,7 @@ class Scrubber:
             if bulk and self._automaton is not None and not self._always
             else None
         )
+        self._ascii_keywords = all(k.isascii() for k in kw)
         self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
         self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
         self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
@@ -172,9 +168,6 @@ class Scrubber:
         hit: set[int] = set()
         if self._automaton is not None:
             hit.update(self._always)
-            for kw, idxs in self._kw_common:
-                if kw in low:
-                    hit.update(idxs)
             for _, idxs in self._automaton.iter(low):
                 hit.update(idxs)
         else:
@@ -260,34 +253,44 @@ class Scrubber:
             raise ScrubError(f"scrubbing failed: {type(exc).__name__}: {exc}") from exc
         return clean, counts
 
-    def _value(self, value: Any, counts: dict[str, int], only: set[str] | None = None) -> Any:
-        """``value`` scrubbed. With ``only``, the strings of this structure (keys and values,
-        not the strings inside JSON held in one) that are not in ``only`` are known clean
-        (``_flagged``) and kept as they are; values under secret-looking keys always get
-        ``_keyed``'s scan."""
+    def _value(
+        self,
+        value: Any,
+        counts: dict[str, int],
+        pre: dict[str, tuple[str, dict[str, int]]] | None = None,
+    ) -> Any:
+        """``value`` scrubbed. With ``pre`` (``_value_bulk``), the strings of this structure
+        (keys and values, not the strings inside JSON held in one) that are not in ``pre``
+        are known clean and kept as they are, and those in it have their scan done already;
+        values under secret-looking keys always get ``_keyed``'s scan."""
         if isinstance(value, str):
-            if only is not None and value not in only:
+            if pre is None:
+                return self._string(value, counts)
+            done = pre.get(value)
+            if done is None:
                 return value
-            return self._string(value, counts)
+            _merge(counts, done[1])
+            return done[0]
         if isinstance(value, dict):
             out: dict[Any, Any] = {}
             for k, v in value.items():
-                key = (
-                    self._string(k, counts, decode=False)
-                    if isinstance(k, str) and (only is None or k in only)
-                    else k
-                )
+                if not isinstance(k, str):
+                    key = k
+                elif pre is None or k.lstrip()[:1] in ("{", "["):
+                    key = self._string(k, counts, decode=False) if pre is None or k in pre else k
+                else:
+                    key = self._value(k, counts, pre)  # a key is scanned as text: as a value
                 if isinstance(v, str) and isinstance(k, str) and len(v) >= 4:
                     kind = self._kind(k)
                     if kind:
                         out[key] = self._keyed(k, v, kind, counts)
                         continue
-                out[key] = self._value(v, counts, only)
+                out[key] = self._value(v, counts, pre)
             return out
         if isinstance(value, list):
-            return [self._value(v, counts, only) for v in value]
+            return [self._value(v, counts, pre) for v in value]
         if isinstance(value, tuple):
-            return tuple(self._value(v, counts, only) for v in value)
+            return tuple(self._value(v, counts, pre) for v in value)
         if value is None or isinstance(value, (bool, int, float)):
             return value
         if isinstance(value, (bytes, bytearray)):
@@ -305,25 +308,36 @@ class Scrubber:
         flagged = self._flagged(leaves)
         # Most flagged strings are clean after all (a key named input_tokens): when every
         # one is, the value comes back as it is, without a rebuilding walk.
-        sub: dict[str, int] = {}
+        pre: dict[str, tuple[str, dict[str, int]]] = {}
+        dirty = False
         clean = self._clean
         for text in flagged:
             if text in clean:
+                pre[text] = (text, {})
                 continue
-            self._string(text, sub)
-            if text.lstrip()[:1] in ("{", "["):
-                self._string(text, sub, decode=False)  # as a key, it is scanned as text
+            sub: dict[str, int] = {}
+            out = self._string(text, sub)
+            pre[text] = (out, sub)
             if sub:
-                return self._value(value, counts, flagged)
-            if len(text) <= 256:
+                dirty = True
+            elif text.lstrip()[:1] in ("{", "["):
+                as_key: dict[str, int] = {}
+                self._string(text, as_key, decode=False)  # a key is scanned as text
+                dirty = dirty or bool(as_key)
+            elif len(text) <= 256:
                 if len(clean) > 65536:
                     clean.clear()
                 clean.add(text)
-        for k, v, kind in keyed:
-            self._keyed(k, v, kind, sub)
-            if sub:
-                return self._value(value, counts, flagged)
-        return value
+        if not dirty:
+            for k, v, kind in keyed:
+                sub = {}
+                self._keyed(k, v, kind, sub)
+                if sub:
+                    dirty = True
+                    break
+        if not dirty:
+            return value
+        return self._value(value, counts, pre)
 
     def _kind(self, key: str) -> int:
         """``_field_kind(key)``, remembered (keys repeat from event to event)."""
@@ -386,10 +400,12 @@ class Scrubber:
         from itertools import accumulate
 
         joined = "\n".join(leaves)
-        if joined.isascii():
-            low = joined.lower()  # one-to-one on ASCII: offsets are the leaves' own
+        low = joined.lower()
+        if len(low) == len(joined) and self._ascii_keywords:
+            # No character lowered to more than one: offsets are the leaves' own. Lowering
+            # in context (a final sigma) can differ from each leaf's own, only in Greek.
             ends = list(accumulate([len(x) + 1 for x in leaves]))  # past each leaf's newline
-        else:  # lowering may change lengths (U+0130): lower each leaf as _find does
+        else:  # lowering changed lengths (U+0130): lower each leaf as _find does
             lows = [x.lower() for x in leaves]
             low = "\n".join(lows)
             ends = list(accumulate([len(x) + 1 for x in lows]))
@@ -550,10 +566,8 @@ def decoded_spans(scrubber: Scrubber, text: str, depth: int) -> list[tuple[int, 
     out: list[tuple[int, int, str]] = []
     # Only when a run of 32 base64 characters exists at all (one C-speed translate, no regex:
     # an ordinary string never compiles or runs the run pattern).
-    probe = text.encode("utf-8", "surrogatepass").translate(_B64_TABLE)
-    runs = _B64_RUN().finditer(text) if _B64_PROBE in probe else ()
-    for m in runs:
-        run = m.group(0)
+    for start, end in _b64_runs(text):
+        run = text[start:end]
         if not run.strip("0123456789abcdef"):
             continue  # a hash or an id: hex decodes to binary anyway
         decoded = _b64_text(run)
@@ -561,7 +575,7 @@ def decoded_spans(scrubber: Scrubber, text: str, depth: int) -> list[tuple[int, 
             continue
         inner = scrubber.find(decoded, depth + 1)
         if inner:
-            out.append((m.start(), m.end(), inner[0][2]))
+            out.append((start, end, inner[0][2]))
     if "%" in text:
         out.extend(_mapped(scrubber, text, None, _pct_decode, depth))
     if "\\u" in text:
@@ -672,11 +686,32 @@ def _uesc_decode(run: str) -> tuple[str, list[int]]:
 
 def _b64_live(text: str) -> bool:
     """Whether some base64 run of ``text`` decodes to text (``decoded_spans`` rescans it)."""
-    for m in _B64_RUN().finditer(text):
-        run = m.group(0)
+    for start, end in _b64_runs(text):
+        run = text[start:end]
         if run.strip("0123456789abcdef") and _b64_text(run) is not None:
             return True
     return False
+
+
+def _b64_runs(text: str) -> Iterator[Span]:
+    """The spans ``_B64_RUN().finditer(text)`` yields (maximal runs of 32 or more base64
+    characters, with up to two ``=`` after them), found with C-speed byte searches: the text
+    is encoded with one ``?`` per non-ASCII character, so byte offsets are its offsets, and
+    translated to 1 for base64 characters and 0 for the rest. A regex would try every
+    position of every shorter run first."""
+    probe = text.encode("ascii", "replace").translate(_B64_TABLE)
+    pos = probe.find(_B64_PROBE)
+    n = len(text)
+    while pos >= 0:
+        start = probe.rfind(b"\x00", 0, pos) + 1
+        end = probe.find(b"\x00", pos)
+        if end < 0:
+            end = n
+        stop = end
+        while stop < n and stop - end < 2 and text[stop] == "=":
+            stop += 1
+        yield start, stop
+        pos = probe.find(_B64_PROBE, end)
 
 
 def _all(text: str, mark: str) -> Iterator[int]:
@@ -711,7 +746,7 @@ _B64_PROBE = b"\x01" * 32
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 _HEXCHARS = frozenset("0123456789abcdef")
 _HEXCHARS_ANY = frozenset("0123456789abcdefABCDEF")
-_B64_RUN = _Lazy(r"[A-Za-z0-9+/_-]{32,}+={0,2}+")
+_B64_RUN = _Lazy(r"[A-Za-z0-9+/_-]{32,}+={0,2}+")  # what _b64_runs finds (a test checks)
 
 
 def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -751,12 +786,6 @@ def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
 
 def _is_name(value: str) -> bool:
     return all(c.isalpha() or c in "_.-" for c in value)
-
-
-_COMMON_KEYWORDS = frozenset(
-    ("key", "token", "pass", "secret", "auth", "pwd", "credential", "://", "--", "-u", "</",
-     "value=", "bearer", "cookie", "account", "api-key", "machine", "pat", "-----begin")
-)  # fmt: skip
 
 
 def _automaton(keywords: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:

@@ -116,3 +116,18 @@ def test_objects_that_are_not_plain_json_take_the_general_walk(
     value = {"t": (secret, 1), "b": secret.encode(), 3: "x", "o": ValueError(secret)}
     assert bulk.scrub_value(value) == hook.scrub_value(value)
     assert secret not in repr(bulk.scrub_value(value)[0])
+
+
+def test_base64_runs_are_the_regex_runs() -> None:
+    """``_b64_runs`` (byte searches) finds exactly the spans of ``_B64_RUN`` (the regex)."""
+    from trace_ingest.scrub import _B64_RUN, _b64_runs
+
+    rng = random.Random(11)
+    alphabet = "Aa0+/_-" * 30 + "==" + " .\u00e9\u0130\U0001f600\ud800\n"
+    found = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 200)))
+        want = [m.span() for m in _B64_RUN().finditer(text)]
+        assert list(_b64_runs(text)) == want, text
+        found += len(want)
+    assert found > 1000
