@@ -841,6 +841,35 @@ def write_section(text: str) -> str:
     return path
 
 
+def speed_only(home: str, sdk: list[str] | None, runs: int) -> str:
+    """The in-process speed rows alone, wall and CPU time (user+sys of this process) side by
+    side, with the load average: on a shared machine the CPU figure is the steadier one."""
+    load0 = os.getloadavg()[0]
+    t = bench_typical(home, runs)
+    payload = typical_payload()[0]
+    scrubber = load_scrubber(home)
+    c0 = time.process_time()
+    for _ in range(runs):
+        scrubber.scrub_value(payload)
+    typical_cpu = (time.process_time() - c0) / runs * 1000 / t["size_kb"]
+    c0 = time.process_time()
+    f = bench_false_alarms(home, 25.0 if not sdk else 1e9, sdk)
+    bulk_cpu = (time.process_time() - c0) / f["mb"] if f["mb"] else 0.0
+    rows = [
+        "| figure | wall | CPU | target |",
+        "|---|---:|---:|---:|",
+        f"| typical payload, in-process ({t['size_kb']:.1f} KB, hook scrubber) | "
+        f"{t['ms_per_kb']:.4f} ms/KB | {typical_cpu:.4f} ms/KB | {TARGETS['typical']} ms/KB |",
+        f"| in-process speed, import path (bulk, {f['mb']:.1f} MB, {f['files']} files) | "
+        f"{f['s_per_mb']:.4f} s/MB | {bulk_cpu:.4f} s/MB (incl. file reads) | "
+        f"{TARGETS['bulk_speed']} s/MB |",
+        "",
+        f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
+        f"bulk files: {f['root']}",
+    ]
+    return "\n".join(rows)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer runs and a smaller survey")
@@ -853,8 +882,17 @@ def main() -> int:
         "botocore, awscli and cfnlint folders of a scratch venv's site-packages)",
     )
     ap.add_argument("--no-compare", action="store_true", help="skip detect-secrets and betterleaks")
+    ap.add_argument(
+        "--only",
+        choices=["speed"],
+        help="speed: only the in-process speed rows (typical payload, bulk over the --sdk "
+        "files or site-packages), with CPU time next to wall time; prints, writes nothing",
+    )
     args = ap.parse_args()
     home = tempfile.mkdtemp(prefix="trail-bench-")
+    if args.only == "speed":
+        print(speed_only(home, args.sdk, 10 if args.quick else 50))
+        return 0
     runs = 10 if args.quick else 50
     hook_runs = 10 if args.quick else 30
     adv_kb = 100
