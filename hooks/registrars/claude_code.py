@@ -64,7 +64,10 @@ PROCESS_ONLY_EVENTS = frozenset({"SessionStart"})  # no http hook runs for it (m
 
 def http_handler(url: str) -> dict[str, Any]:
     """trail's http handler object (``trail collect`` at ``url``)."""
-    return {"type": "http", "url": url, "timeout": HTTP_TIMEOUT_SECONDS}
+    # onFailure "continue" is Claude Code's default (2.1.328: "'continue' (default): the failure
+    # is reported and the action goes ahead"); written out so the fail-open promise does not
+    # rest on a default.
+    return {"type": "http", "url": url, "timeout": HTTP_TIMEOUT_SECONDS, "onFailure": "continue"}
 
 
 def own_http(handler: dict[str, Any]) -> bool:

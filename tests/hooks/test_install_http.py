@@ -32,7 +32,7 @@ def test_http_transport_posts_every_event_but_session_start_to_the_collector(
         if event == "SessionStart":  # Claude Code runs no http hook for it
             assert [h["type"] for h in ours] == ["command"]
         else:
-            assert ours == [{"type": "http", "url": url, "timeout": 1}]
+            assert ours == [{"type": "http", "url": url, "timeout": 1, "onFailure": "continue"}]
     data = json.loads(path.read_text())
     assert data["model"] == "opus"
     assert data["hooks"]["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]
