@@ -474,7 +474,7 @@ def bench_corpus(home: str) -> dict[str, Any]:
     return {"ours": ours, "detect_secrets": theirs}
 
 
-FORMS = ("plain", "json", "export", "bare")
+FORMS = ("plain", "json", "export", "neutral", "bare")
 
 
 def _ds_runner() -> Callable[[Any], Any] | str:
@@ -537,6 +537,12 @@ def heldout_figures(cases: list[dict[str, Any]], tally: dict[str, list[int]]) ->
         "claimed": _rate(tally, claimed_keys),
         "claimed_plain": _rate(tally, [k for k in claimed_keys if k.endswith("|plain")]),
         "top100_bare": _rate(tally, [f"vendor|{v}|bare" for v in top]),
+        # issue 10's bare-token target, on the tokens whose own format identifies them
+        # (docs/scrubbing.md, "Self-identifying tokens"); the context-only ones beside it
+        "top100_self_bare": _rate(tally, [f"format|{v}|self|bare" for v in top]),
+        "top100_self_neutral": _rate(tally, [f"format|{v}|self|neutral" for v in top]),
+        "top100_context_bare": _rate(tally, [f"format|{v}|context|bare" for v in top]),
+        "top100_context_neutral": _rate(tally, [f"format|{v}|context|neutral" for v in top]),
         "all_plain": _rate(tally, ["form|plain"]),
         "all_json": _rate(tally, ["form|json"]),
         "all_export": _rate(tally, ["form|export"]),
@@ -561,8 +567,32 @@ def heldout_figures(cases: list[dict[str, Any]], tally: dict[str, list[int]]) ->
     }
 
 
-def bench_heldout(home: str, compare: bool) -> dict[str, Any]:
-    corpus_doc = scrub_heldout.load_corpus()
+def dump_misses(cases: list[dict[str, Any]], run: Callable[[Any], Any], path: str) -> None:
+    """Every missed positive and changed negative, one JSON object a line, for studying misses
+    (``--misses FILE``; the file holds the corpus's fake tokens in plain text: keep it out of
+    the repository)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for t in scrub_heldout.trials(cases):
+            c = t.case
+            out = run(t.value)
+            if c["kind"] == "fp":
+                if c["src"] != "trufflehog" and scrub_heldout.changed(t, out):
+                    row = {"miss": "near-miss changed", "src": c["src"], "rule": c["rule"],
+                           "text": c["text"], "out": out}  # fmt: skip
+                    fh.write(json.dumps(row) + "\n")
+                continue
+            if scrub_heldout.survived(out, t.secret):
+                row = {"miss": t.form, "vendor": scrub_heldout.vendor(c["family"]),
+                       "format": c.get("format", "context"), "src": c["src"],
+                       "rule": c["rule"], "secret": t.secret,
+                       "text": c["text"] if t.form == "plain" else ""}  # fmt: skip
+                fh.write(json.dumps(row) + "\n")
+
+
+def bench_heldout(
+    home: str, compare: bool, path: str = scrub_heldout.CORPUS_PATH, misses: str = ""
+) -> dict[str, Any]:
+    corpus_doc = scrub_heldout.load_corpus(path)
     cases = corpus_doc["cases"]
     scrubber = load_scrubber(home, bulk=True)
     engines: dict[str, Callable[[Any], Any] | str] = {"trail": lambda v: scrubber.scrub_value(v)[0]}
@@ -577,6 +607,8 @@ def bench_heldout(home: str, compare: bool) -> dict[str, Any]:
         t0 = time.perf_counter()
         tally = scrub_heldout.score(cases, run, FORMS)
         elapsed = time.perf_counter() - t0
+        if misses and name == "trail":
+            dump_misses(cases, run, misses)
         out[name] = {
             "tally": tally,
             "figures": heldout_figures(cases, tally),
@@ -594,7 +626,24 @@ def render_heldout(h: dict[str, Any]) -> list[str]:
     engines = [k for k in h if k not in ("sources", "n_cases")]
     rows = [
         ("recall, claimed families (plain + JSON + export)", "claimed", "≥ 99%"),
-        ("recall, bare tokens, 100 most common vendor families", "top100_bare", "≥ 95%"),
+        (
+            "recall, bare tokens, 100 most common vendor families, self-identifying formats",
+            "top100_self_bare",
+            "≥ 95%",
+        ),
+        (
+            "… the same tokens as `export X=<token>` (a name that says nothing)",
+            "top100_self_neutral",
+            "≥ 95%",
+        ),
+        (
+            "recall, bare tokens, 100 most common families, context-only formats (no target: "
+            "a hex/alphanumeric run or a UUID is not a secret without its keyword)",
+            "top100_context_bare",
+            "",
+        ),
+        ("… the same tokens as `export X=<token>`", "top100_context_neutral", ""),
+        ("recall, bare tokens, 100 most common families, every format", "top100_bare", ""),
         (
             "near misses changed (gitleaks fps, detect-secrets and Nosey Parker negatives)",
             "near_changed",
@@ -640,6 +689,50 @@ def render_heldout(h: dict[str, Any]) -> list[str]:
     return lines
 
 
+HELDOUT_PROVENANCE = [
+    "## Provenance and licences",
+    "",
+    "`tests/trace_ingest/data/scrub_heldout.dat` is built by `tools/scrub_heldout.py` from four "
+    "projects' public test data, read from their git history with `git show` (nothing of "
+    "theirs is run or vendored), and stored obfuscated (zlib + a BLAKE2b keystream + base64; "
+    "not secrecy, it keeps push protection quiet: the tokens are those projects' public fakes).",
+    "",
+    "| source | licence | what the committed file keeps |",
+    "|---|---|---|",
+    "| gitleaks/gitleaks, `cmd/generate/config/rules/*.go` (tps/fps) and `config/gitleaks.toml` "
+    "| MIT, Copyright (c) 2019 Zachary Rice | the test strings, with tokens generated here "
+    "(seeded) from gitleaks' regexes where gitleaks generates them; the rule id |",
+    "| Yelp/detect-secrets, `tests/plugins/*_test.py` | Apache-2.0 (Yelp, Inc.) "
+    "| the parametrized test strings and their expected verdicts |",
+    "| praetorian-inc/noseyparker, `crates/noseyparker/data/default/builtin/rules/*.yml` "
+    "| Apache-2.0, Copyright 2022 Praetorian Security, Inc. | the rules' `examples` and "
+    "`negative_examples`; the rule id |",
+    "| trufflesecurity/trufflehog, `pkg/detectors/*/*_test.go` | AGPL-3.0 | **the fake token "
+    "strings only** (the `want` values) and the detector's directory name; no input text, "
+    "no test code, no negatives |",
+    "",
+    "Why this is fine for an MIT project: MIT and Apache-2.0 allow copying and redistributing "
+    "the test strings in another licence's project with attribution, given here (Nosey Parker's "
+    'NOTICE: "This product includes software from the Nosey Parker project developed by '
+    "Praetorian Security, Inc\"). trufflehog's AGPL-3.0 would reach its test files' text, so "
+    "none of it is committed: a fake token (a random-looking string of a vendor's documented "
+    "shape) and a vendor name are facts about a format, not trufflehog's expression. Its "
+    "inputs as written (log lines, XML, JSON around the tokens) and its 'invalid pattern' "
+    "inputs are used only locally: `python tools/scrub_heldout.py --full GITLEAKS TRUFFLEHOG…` "
+    "writes `scrub_heldout.full.dat` (git-ignored) from fetched mirrors, and "
+    "`python bench/scrub.py --heldout-full` measures on it. The committed corpus tries a "
+    "trufflehog token in the token forms only (export, neutral, bare).",
+    "",
+    "Whether a positive's token is self-identifying is read from the source project's own rule "
+    "(tools/scrub_heldout.py, `format_of`), never from trail's: gitleaks rules built with "
+    "`GenerateSemiGenericRegex` (keyword required) are context-only; otherwise, and for "
+    "trufflehog's detector regexes and Nosey Parker's patterns, a token is self-identifying "
+    "when the pattern of its capture group holds a fixed literal of 2+ characters with a "
+    "letter or digit (a prefix, an infix such as `:A` or `.atlasv1.`, a suffix such as "
+    "`NRAL`).",
+]
+
+
 def write_family_table(h: dict[str, Any]) -> str:
     """docs/scrub-heldout.md: recall per vendor family and form, trail and the others."""
     engines = [k for k in h if k not in ("sources", "n_cases") and not isinstance(h[k], str)]
@@ -654,16 +747,26 @@ def write_family_table(h: dict[str, Any]) -> str:
         "Generated by `python bench/scrub.py` (do not edit). Each cell: caught / tried. "
         "`claimed`: trail has a known-format rule for the family; `top`: one of the 100 most "
         "common families (most sources, then most cases). Forms: plain text as the other "
-        "project wrote it, inside a hook JSON payload, `export X=<token>`, the bare token.",
+        "project wrote it, inside a hook JSON payload, `export VENDOR_API_KEY=<token>`, "
+        "`export X=<token>` (neutral), the bare token. `bare, self-id.`: the bare trials whose "
+        "token is self-identifying by the source project's own rule (a fixed vendor prefix, "
+        'infix or suffix; docs/scrubbing.md, "Self-identifying tokens"), the figure issue '
+        "10's bare target is measured on; the rest of a family's bare trials are context-only "
+        "(a run of hex or alphanumerics, a UUID, that only a nearby keyword makes a secret).",
         "",
-        "| family | claimed | top | trail plain | json | export | bare | "
-        + " | ".join(f"{e} plain" for e in engines[1:])
-        + " |",
-        "|---|---|---|---|---|---|---|" + "---|" * (len(engines) - 1),
+        *HELDOUT_PROVENANCE,
+        "",
+        "| family | claimed | top | trail plain | json | export | neutral | bare | "
+        "bare, self-id. | " + " | ".join(f"{e} plain" for e in engines[1:]) + " |",
+        "|---|---|---|---|---|---|---|---|---|" + "---|" * (len(engines) - 1),
     ]
 
     def cell(t: dict[str, list[int]], v: str, f: str) -> str:
         ok, n = t.get(f"vendor|{v}|{f}", [0, 0])
+        return f"{ok}/{n}" if n else ""
+
+    def self_cell(t: dict[str, list[int]], v: str) -> str:
+        ok, n = t.get(f"format|{v}|self|bare", [0, 0])
         return f"{ok}/{n}" if n else ""
 
     for v in vendors:
@@ -671,6 +774,7 @@ def write_family_table(h: dict[str, Any]) -> str:
         lines.append(
             f"| {v} | {'yes' if v in claimed else ''} | {'yes' if v in top else ''} | "
             + " | ".join(cell(tally, v, f) for f in FORMS)
+            + f" | {self_cell(tally, v)}"
             + (" | " + " | ".join(others) if others else "")
             + " |"
         )
@@ -888,7 +992,26 @@ def main() -> int:
         help="speed: only the in-process speed rows (typical payload, bulk over the --sdk "
         "files or site-packages), with CPU time next to wall time; prints, writes nothing",
     )
+    ap.add_argument(
+        "--heldout-only",
+        action="store_true",
+        help="run only the held-out recall part and print its table (writes nothing)",
+    )
+    ap.add_argument(
+        "--heldout-full",
+        action="store_true",
+        help="use the local full corpus (tools/scrub_heldout.py --full: trufflehog's test "
+        "inputs as written, never committed) instead of the committed one",
+    )
+    ap.add_argument("--misses", metavar="FILE", help="write trail's held-out misses to FILE")
     args = ap.parse_args()
+    corpus_path = scrub_heldout.FULL_CORPUS_PATH if args.heldout_full else scrub_heldout.CORPUS_PATH
+    if args.heldout_only:
+        h = bench_heldout(
+            tempfile.mkdtemp(prefix="trail-bench-"), not args.no_compare, corpus_path, args.misses
+        )
+        print("\n".join(render_heldout(h)))
+        return 0
     home = tempfile.mkdtemp(prefix="trail-bench-")
     if args.only == "speed":
         print(speed_only(home, args.sdk, 10 if args.quick else 50))
@@ -911,7 +1034,7 @@ def main() -> int:
     r["hook"] = bench_hook(home, hook_runs)
     r["corpus"] = bench_corpus(home)
     r["engines"] = bench_engines(home)
-    r["heldout"] = bench_heldout(home, compare=not args.no_compare)
+    r["heldout"] = bench_heldout(home, not args.no_compare, corpus_path, args.misses or "")
     text = render(r)
     print(text)
     if not args.no_write:

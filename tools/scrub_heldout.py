@@ -1,6 +1,12 @@
 """Build the scrubber's held-out corpus from four other scanners' own public test data.
 
-    python tools/scrub_heldout.py GITLEAKS_GIT DETECT_SECRETS_GIT TRUFFLEHOG_GIT NOSEYPARKER_GIT
+    python tools/scrub_heldout.py [--full] GITLEAKS DETECT_SECRETS TRUFFLEHOG NOSEYPARKER
+
+Without ``--full`` it writes the committed corpus, where trufflehog (AGPL-3.0) contributes its
+fake token strings only; ``--full`` writes the git-ignored ``scrub_heldout.full.dat`` with
+trufflehog's test inputs as written, for local runs (``bench/scrub.py --heldout-full``).
+Each positive gets ``format`` (``self`` / ``context``) from the source project's own rule
+("token formats" below).
 
 Each argument is a git directory (a clone or a bare mirror) of, in order, gitleaks/gitleaks,
 Yelp/detect-secrets, trufflesecurity/trufflehog and praetorian-inc/noseyparker. Their test
@@ -30,13 +36,14 @@ import re
 import subprocess
 import sys
 import tomllib
+import warnings
 from collections.abc import Iterator
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "trace_ingest"))
-from scrub_heldout import CORPUS_PATH, encode_corpus  # noqa: E402
+from scrub_heldout import CORPUS_PATH, FULL_CORPUS_PATH, encode_corpus  # noqa: E402
 
 
 def git_show(repo: str, path: str) -> str:
@@ -341,10 +348,19 @@ def go_env(toks: list[str], rng: random.Random) -> dict[str, Any]:
 
 
 def case(
-    src: str, family: str, kind: str, text: str, secrets: list[str], rule: str
+    src: str,
+    family: str,
+    kind: str,
+    text: str,
+    secrets: list[str],
+    rule: str,
+    fmt: str | None = None,
 ) -> dict[str, Any]:
-    return {"src": src, "family": family, "kind": kind, "text": text, "secrets": secrets,
-            "rule": rule}  # fmt: skip
+    out = {"src": src, "family": family, "kind": kind, "text": text, "secrets": secrets,
+           "rule": rule}  # fmt: skip
+    if kind == "tp" and secrets:
+        out["format"] = fmt or CONTEXT  # a secret no source pattern re-finds: not claimed as self
+    return out
 
 
 def vendor_of(rule_id: str) -> str:
@@ -352,11 +368,167 @@ def vendor_of(rule_id: str) -> str:
     return re.split(r"[^a-z0-9]", low)[0] or low
 
 
-def py_regex(go: str) -> re.Pattern[str] | None:
+_POSIX = {"[:alnum:]": "a-zA-Z0-9", "[:alpha:]": "a-zA-Z", "[:digit:]": "0-9",
+          "[:xdigit:]": "0-9a-fA-F", "[:upper:]": "A-Z", "[:lower:]": "a-z", "[:word:]": "\\w",
+          "[:space:]": "\\s"}  # fmt: skip
+
+
+def py_regex(go: str, flags: int = 0) -> re.Pattern[str] | None:
+    """A Go (RE2) pattern as a Python one: ``\\z``, ``(?-i:…)`` and POSIX classes translated."""
+    for posix, cls in _POSIX.items():
+        go = go.replace(posix, cls)
     try:
-        return re.compile(go.replace("\\z", "\\Z").replace("(?-i:", "(?:"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            return re.compile(go.replace("\\z", "\\Z").replace("(?-i:", "(?:"), flags)
     except re.error:
         return None
+
+
+# ----------------------------------------------------------------------------- token formats
+#
+# Whether a positive's token identifies itself (docs/scrubbing.md, "Self-identifying tokens"):
+# judged from the source project's own rule for it, never from trail's rules. A token is
+# self-identifying when the pattern the source wrote for the secret itself (its capture group)
+# holds a fixed literal of two or more characters with a letter or digit in it — a vendor
+# prefix (``xapp-``, ``SG.``, ``shpat_``), an infix (``:A``, ``.atlasv1.``) or a suffix
+# (``NRAL``) — and, for gitleaks, when the rule is not built with ``GenerateSemiGenericRegex``
+# (gitleaks' authors' own verdict that the value needs its keyword next to it). Otherwise the
+# token is context-only: a run of hex, alphanumerics or a UUID that only a nearby word makes a
+# secret.
+
+SELF, CONTEXT = "self", "context"
+
+
+def fixed_run(tree: Any) -> int:
+    """The longest run of adjacent mandatory literal characters (holding a letter or digit)
+    in a parsed pattern; an alternation counts its weakest branch."""
+    best = 0
+    run = ""
+
+    def close() -> None:
+        nonlocal run, best
+        if any(c.isalnum() for c in run):
+            best = max(best, len(run))
+        run = ""
+
+    for op, av in tree:
+        name = str(op)
+        if name == "LITERAL":
+            run += chr(av)
+        elif name == "IN" and len(av) == 1 and str(av[0][0]) == "LITERAL":
+            run += chr(av[0][1])
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            lo, hi, sub = av
+            if lo >= 1 and len(sub) == 1 and str(sub[0][0]) == "LITERAL":
+                run += chr(sub[0][1]) * min(lo, 64)
+                if hi != lo:
+                    close()
+            else:
+                close()
+                if lo >= 1:
+                    best = max(best, fixed_run(sub))
+        elif name == "SUBPATTERN":
+            sub = av[-1]
+            if all(str(o) == "LITERAL" for o, _ in sub):
+                run += "".join(chr(a) for _, a in sub)
+            else:
+                close()
+                best = max(best, fixed_run(sub))
+        elif name == "BRANCH":
+            close()
+            best = max(best, min(fixed_run(alt) for alt in av[1]))
+        elif name == "AT":
+            continue  # a zero-width boundary does not break a run
+        else:
+            close()
+    close()
+    return best
+
+
+def _group_tree(tree: Any, group: int) -> Any:
+    for op, av in tree:
+        name = str(op)
+        if name == "SUBPATTERN":
+            if av[0] == group:
+                return av[-1]
+            found = _group_tree(av[-1], group)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            found = _group_tree(av[2], group)
+        elif name == "BRANCH":
+            found = None
+            for alt in av[1]:
+                found = found or _group_tree(alt, group)
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            found = _group_tree(av[1], group)
+        elif name == "ATOMIC_GROUP":
+            found = _group_tree(av, group)
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def format_of(rx: re.Pattern[str], group: int) -> str:
+    """``self`` or ``context`` for the secret that ``rx``'s ``group`` captures (0: the match)."""
+    tree = sre_parse.parse(rx.pattern, rx.flags)
+    sub = tree if group == 0 else _group_tree(tree, group)
+    return SELF if sub is not None and fixed_run(sub) >= 2 else CONTEXT
+
+
+def _secret_group(rx: re.Pattern[str], text: str, secret: str) -> int | None:
+    for m in rx.finditer(text):
+        for g in range(rx.groups, -1, -1):
+            if m.group(g) == secret:
+                return g
+    return None
+
+
+def format_by_patterns(patterns: list[re.Pattern[str]], text: str, secret: str) -> str | None:
+    """The format of ``secret`` by whichever of the source's patterns captures it exactly."""
+    verdicts = []
+    for rx in patterns:
+        g = _secret_group(rx, text, secret)
+        if g is not None:
+            verdicts.append(format_of(rx, g))
+    if not verdicts:
+        return None
+    return SELF if SELF in verdicts else CONTEXT
+
+
+_GO_MUSTCOMPILE = re.compile(r"regexp\.MustCompile\(")
+_GO_PART = re.compile(
+    r'`[^`]*`|"(?:[^"\\\n]|\\.)*"|detectors\.PrefixRegex\(\[\]string\{([^}]*)\}\)|\+|\s+'
+)
+
+
+def go_patterns(src: str) -> list[re.Pattern[str]]:
+    """The ``regexp.MustCompile(…)`` patterns of a trufflehog detector that evaluate from
+    string literals and ``detectors.PrefixRegex([]string{…})`` (trufflehog's keyword context,
+    ``(?i:kw|…)(?:.|[\n\r]){0,40}?``); others are skipped."""
+    out = []
+    for m in _GO_MUSTCOMPILE.finditer(src):
+        i = m.end()
+        parts: list[str] = []
+        while i < len(src):
+            p = _GO_PART.match(src, i)
+            if p is None:
+                break
+            tok = p.group(0)
+            if tok.startswith("`"):
+                parts.append(tok[1:-1])
+            elif tok.startswith('"'):
+                parts.append(go_string(tok))
+            elif p.group(1) is not None:
+                kws = [go_string(k.strip()) for k in p.group(1).split(",") if k.strip()]
+                parts.append("(?i:" + "|".join(kws) + ")(?:.|[\n\r]){0,40}?")
+            i = p.end()
+        if i < len(src) and src[i] == ")" and parts:
+            rx = py_regex("".join(parts))
+            if rx is not None:
+                out.append(rx)
+    return out
 
 
 def from_gitleaks(repo: str, rng: random.Random) -> Iterator[dict[str, Any]]:
@@ -372,6 +544,7 @@ def from_gitleaks(repo: str, rng: random.Random) -> Iterator[dict[str, Any]]:
             if not m:
                 continue
             rid = m.group(1)
+            gen = re.search(r"Regex:\s*utils\.Generate(\w+)Regex", fn)
             toks = go_tokens(fn)
             env = go_env(toks, rng)
             ev = GoEval(toks, env, rng)
@@ -395,6 +568,7 @@ def from_gitleaks(repo: str, rng: random.Random) -> Iterator[dict[str, Any]]:
                 kind = "fp" if name.startswith(("fp", "false")) else "tp"
                 for text in items:
                     secrets: list[str] = []
+                    fmt = None
                     if kind == "tp" and rx is not None:
                         found = rx.search(text)
                         if found:
@@ -402,7 +576,9 @@ def from_gitleaks(repo: str, rng: random.Random) -> Iterator[dict[str, Any]]:
                             if group == 0 and found.re.groups >= 1 and found.group(1):
                                 g = 1
                             secrets = [found.group(g)] if found.group(g) else []
-                    yield case("gitleaks", vendor_of(rid), kind, text, secrets, rid)
+                            semi = gen is not None and gen.group(1) == "SemiGeneric"
+                            fmt = CONTEXT if semi else format_of(rx, g)
+                    yield case("gitleaks", vendor_of(rid), kind, text, secrets, rid, fmt)
 
 
 def _py_literal(node: Any) -> Any:
@@ -459,16 +635,24 @@ def from_noseyparker(repo: str) -> Iterator[dict[str, Any]]:
                     if not isinstance(text, str):
                         continue
                     secrets: list[str] = []
+                    fmt = None
                     if kind == "tp" and rx is not None:
                         found = rx.search(text)
                         if found:
                             groups = [g for g in found.groups() if g] or [found.group(0)]
                             secrets = [max(groups, key=len)]
+                            fmt = format_by_patterns([rx], text, secrets[0])
                     yield case("noseyparker", vendor_of(rid), kind, text.rstrip("\n"), secrets,
-                               rid)  # fmt: skip
+                               rid, fmt)  # fmt: skip
 
 
 def from_trufflehog(repo: str, rng: random.Random) -> Iterator[dict[str, Any]]:
+    detector_src: dict[str, str] = {}
+    for path in git_ls(repo, "pkg/detectors/"):
+        parts = path.split("/")
+        if len(parts) >= 4 and path.endswith(".go") and not path.endswith("_test.go"):
+            detector_src[parts[2]] = detector_src.get(parts[2], "") + git_show(repo, path)
+    patterns = {fam: go_patterns(src) for fam, src in detector_src.items()}
     for path in git_ls(repo, "pkg/detectors/"):
         parts = path.split("/")
         if not path.endswith("_test.go") or "integration" in path or len(parts) < 4:
@@ -513,9 +697,10 @@ def from_trufflehog(repo: str, rng: random.Random) -> Iterator[dict[str, Any]]:
             secrets = [s for s in leaves if s and s in text]
             if kind == "tp" and not secrets:
                 continue  # the expected result is built, not found verbatim
-            yield case("trufflehog", vendor_of(fam), kind, text, secrets[-1:] if len(secrets) > 1
-                       and max(secrets, key=len) == secrets[-1] else
-                       [max(secrets, key=len)] if secrets else [], fam)  # fmt: skip
+            chosen = (secrets[-1:] if len(secrets) > 1 and max(secrets, key=len) == secrets[-1]
+                      else [max(secrets, key=len)] if secrets else [])  # fmt: skip
+            fmt = format_by_patterns(patterns.get(fam, []), text, chosen[0]) if chosen else None
+            yield case("trufflehog", vendor_of(fam), kind, text, chosen, fam, fmt)
 
 
 def _want_leaves(toks: list[str], i: int, ev: GoEval) -> list[str] | None:
@@ -552,18 +737,33 @@ def _want_leaves(toks: list[str], i: int, ev: GoEval) -> list[str] | None:
     return out
 
 
+def token_only(c: dict[str, Any]) -> dict[str, Any] | None:
+    """A trufflehog positive reduced to its token: the text becomes the secret alone.
+
+    trufflehog is AGPL-3.0; its test inputs (log lines, XML and JSON around the token) are its
+    text, so the committed corpus keeps only the fake token string and the detector's name
+    (docs/scrub-heldout.md, "Provenance and licences"). Its "invalid pattern" inputs are text
+    too and are left out. Such a case is tried in the token forms only (export, neutral, bare).
+    """
+    if c["kind"] != "tp" or not c["secrets"]:
+        return None
+    secret = max(c["secrets"], key=len)
+    return dict(c, text=secret, secrets=[secret], token_only=True)
+
+
 def main(argv: list[str]) -> int:
+    full = "--full" in argv
+    argv = [a for a in argv if a != "--full"]
     if len(argv) != 4:
         print(__doc__, file=sys.stderr)
         return 2
     gl, ds, th, np_ = argv
     rng = random.Random(20261201)
-    cases = [
-        *from_gitleaks(gl, rng),
-        *from_detect_secrets(ds),
-        *from_trufflehog(th, rng),
-        *from_noseyparker(np_),
-    ]
+    cases = [*from_gitleaks(gl, rng), *from_detect_secrets(ds)]  # in this order: one rng
+    truffle = list(from_trufflehog(th, rng))
+    if not full:
+        truffle = [r for r in map(token_only, truffle) if r is not None]
+    cases += [*truffle, *from_noseyparker(np_)]
     seen: set[tuple[str, str, str]] = set()
     uniq = []
     for c in cases:
@@ -578,11 +778,12 @@ def main(argv: list[str]) -> int:
         "trufflesecurity/trufflehog": git_head(th),
         "praetorian-inc/noseyparker": git_head(np_),
     }
-    encode_corpus(uniq, heads)
+    path = FULL_CORPUS_PATH if full else CORPUS_PATH
+    encode_corpus(uniq, heads, path)
     by: dict[str, int] = {}
     for c in uniq:
         by[f"{c['src']} {c['kind']}"] = by.get(f"{c['src']} {c['kind']}", 0) + 1
-    print(f"{len(uniq)} cases -> {CORPUS_PATH}", json.dumps(by, sort_keys=True))
+    print(f"{len(uniq)} cases -> {path}", json.dumps(by, sort_keys=True))
     return 0
 
 

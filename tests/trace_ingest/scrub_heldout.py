@@ -13,7 +13,13 @@ positive is tried in three forms (docs/scrubbing.md, "Held-out evaluation"):
 - ``plain``: the test text as the other project wrote it;
 - ``json``: that text inside a hook-like payload (``tool_input.command`` of a PostToolUse);
 - ``export``: ``export <VENDOR>_API_KEY=<secret>``, the token as a shell profile holds it;
+- ``neutral``: ``export X=<secret>``, the token under a name that says nothing;
 - ``bare``: the token alone, with nothing around it.
+
+Each positive also carries ``format``: ``self`` when the source project's own rule gives the
+token a fixed literal of its own (a vendor prefix, infix or suffix), ``context`` when only a
+nearby keyword makes it a secret (tools/scrub_heldout.py, "token formats"; docs/scrubbing.md,
+"Self-identifying tokens"). Bare recall is reported for each.
 """
 
 from __future__ import annotations
@@ -45,11 +51,18 @@ def _xor(data: bytes) -> bytes:
     return bytes(a ^ b for a, b in zip(data, ks, strict=True))
 
 
-def encode_corpus(cases: list[dict[str, Any]], heads: dict[str, str]) -> None:
+# The full corpus, with trufflehog's test inputs as written (AGPL-3.0 text: never committed;
+# built locally by ``tools/scrub_heldout.py --full``, read by ``bench/scrub.py --heldout-full``)
+FULL_CORPUS_PATH = os.path.join(os.path.dirname(__file__), "data", "scrub_heldout.full.dat")
+
+
+def encode_corpus(
+    cases: list[dict[str, Any]], heads: dict[str, str], path: str = CORPUS_PATH
+) -> None:
     blob = json.dumps({"sources": heads, "cases": cases}, sort_keys=True).encode()
     data = base64.b64encode(_xor(zlib.compress(blob, 9))).decode()
     lines = [data[i : i + 76] for i in range(0, len(data), 76)]
-    with open(CORPUS_PATH, "w", encoding="ascii") as fh:
+    with open(path, "w", encoding="ascii") as fh:
         fh.write("TRAIL-HELDOUT-1\n" + "\n".join(lines) + "\n")
 
 
@@ -66,7 +79,7 @@ def load_corpus(path: str = CORPUS_PATH) -> dict[str, Any]:
 @dataclass
 class Trial:
     case: dict[str, Any]
-    form: str  # plain | json | export | bare
+    form: str  # plain | json | export | neutral | bare
     value: Any  # what is passed to scrub_value
     secret: str  # must not survive ("" for negatives)
 
@@ -91,11 +104,13 @@ def trials(cases: list[dict[str, Any]]) -> Iterator[Trial]:
         secret = max(c["secrets"], key=len)
         if len(secret) < 6:
             continue  # a capture too short to be the secret (a prefix group)
-        yield Trial(c, "plain", c["text"], secret)
-        yield Trial(c, "json", hook_payload(c["text"]), secret)
+        if not c.get("token_only"):  # a trufflehog case stored as its token alone
+            yield Trial(c, "plain", c["text"], secret)
+            yield Trial(c, "json", hook_payload(c["text"]), secret)
         if not any(ch.isspace() for ch in secret):
             name = "".join(ch for ch in vendor(c["family"]).upper() if ch.isalnum()) or "X"
             yield Trial(c, "export", f"export {name}_API_KEY={secret}", secret)
+            yield Trial(c, "neutral", f"export X={secret}", secret)
             yield Trial(c, "bare", secret, secret)
 
 
@@ -249,5 +264,6 @@ def score(cases: list[dict[str, Any]], run: Runner, forms: tuple[str, ...]) -> d
         add(("form", t.form), ok)
         add(("src", c["src"], t.form), ok)
         add(("vendor", v, t.form), ok)
+        add(("format", v, c.get("format", "context"), t.form), ok)
         add(("split", split_of(c), t.form), ok)
     return {"|".join(k): v for k, v in tally.items()}
