@@ -126,8 +126,21 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
+_NAME_EQ = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _value_part(secret: str) -> str:
+    """The secret without a leading ``name=`` (a source's capture that includes the cookie or
+    parameter name, ``_gitlab_session=<value>``): the name is not secret material."""
+    name, eq, value = secret.partition("=")
+    if eq and 0 < len(name) <= 40 and all(c in _NAME_EQ for c in name) and len(value) >= 6:
+        return value
+    return secret
+
+
 def survived(out: Any, secret: str) -> bool:
     """True when the secret (or most of it) is still readable in the output."""
+    secret = _value_part(secret)
     window = min(len(secret), 12)
     texts = list(_strings(out))
     if any(secret in t for t in texts):
