@@ -613,15 +613,18 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     # Discord webhook URLs: the token after /api/webhooks/<id>/
     ("discord-webhook", ("discord",),
      rf"discord(?:app)?\.com/api/webhooks/[0-9]{{5,30}}+/[{_UA}]{{60,68}}+", False, True),
-    # Square: sq0atp- (access), sq0csp- (OAuth secret), EAAA… (production access token)
+    # Square: sq0atp- (access), sq0csp- (OAuth secret), EAAA… (production access token);
+    # Square's OAuth reference: access tokens are at most 64 characters
     ("square-token", ("sq", "eaa"),
-     rf"(?:sq0atp-[{_UA}]{{22}}+|sq0csp-[{_UA}]{{43}}+|EAAA[{_UA}]{{60}}+)", False, True),
+     rf"(?:sq0atp-[{_UA}]{{22,57}}+|sq0csp-[{_UA}]{{43}}+|EAAA[{_UA}]{{60}}+)", False, True),
     # Atlassian API tokens: "ATATT3" + ~186 base64url
     ("atlassian-token", ("atatt3",), rf"ATATT3[{_UA}=]{{100,}}+", False, True),
     ("linear-key", ("lin_api_",), rf"lin_api_[{_AN}]{{40}}+", False, True),
     ("postman-key", ("pmak-",), rf"PMAK-[{_H}]{{24}}-[{_H}]{{34}}+", False, True),
     ("doppler-token", ("dp.",),
-     rf"dp\.(?:pt|st|sa|ct|scim|audit)\.[{_AN}]{{40,44}}+", False, True),
+     # service tokens may carry their config's name: dp.st.<config>.<token>
+     rf"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{{2,35}}\.)?[{_AN}]{{40,44}}+", False,
+     True),
     # Grafana Cloud (glc_), service accounts (glsa_), legacy API keys (base64 {"k":")
     ("grafana-token", ("gl", "eyj"),
      rf"(?:glc_[A-Za-z0-9+/]{{32,400}}+={{0,2}}+|glsa_[{_AN}]{{32}}_[0-9a-fA-F]{{8}}"
@@ -636,12 +639,14 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     ("flyio-token", ("fo1_", "fm"),
      rf"(?:fo1_[{_UA}]{{43}}+|fm[12][ar]?_[A-Za-z0-9+/=_-]{{100,}}+)", False, False),
     ("heroku-key", ("hrku-",), rf"HRKU-[{_UA}]{{60}}+", False, True),
-    # Mapbox secret tokens are "sk." + a JWT-like body (public ones are "pk.", kept)
-    ("mapbox-token", ("sk",), rf"sk\.eyJ[{_UA}]{{50,}}+\.[{_UA}]{{20,}}+", False, True),
+    # Mapbox secret ("sk.") and temporary ("tk.") tokens are the letters + a JWT-like body
+    # (public ones are "pk.", kept); the claims' length follows the user name
+    ("mapbox-token", ("sk", "tk."), rf"[st]k\.eyJ[{_UA}]{{20,}}+\.[{_UA}]{{20,}}+", False,
+     True),
     ("notion-token", ("ntn_", "secret"),
      rf"(?:ntn_[0-9]{{11}}[{_AN}]{{35}}+|secret_[{_AN}]{{43}}+)", True, True),
     ("figma-token", ("figd_",), rf"figd_[{_UA}]{{40,}}+", False, False),
-    ("planetscale-token", ("pscale_",), rf"pscale_(?:tkn|pw|oauth)_[{_UA}.]{{32,64}}+", False,
+    ("planetscale-token", ("pscale_",), rf"pscale_(?:tkn|pw|oauth)_[{_UA}.=]{{32,64}}+", False,
      True),
     ("supabase-token", ("sbp_", "secret"),
      rf"(?:sbp_[{_H}]{{40}}+|sb_secret_[{_UA}]{{31,}}+)", False, True),
@@ -749,7 +754,7 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     ("jina-key", ("jina_",), rf"jina_[{_AN}]{{60}}+", False, True),
     ("newrelic-key", ("nral",), rf"[{_AN}]{{6}}[0-9a-f]{{30}}NRAL", False, True),
     ("newrelic-key", ("nr",),
-     rf"(?:NR(?:IQ|RA)-[{_UA}]{{32,42}}+)", False, True),
+     rf"(?:NR(?:II|IQ|RA)-[{_UA}]{{32,42}}+)", False, True),
     ("newrelic-key", ("px-",),
      r"px-(?:api|dep)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+", False,
      True),
@@ -814,11 +819,11 @@ def _discord_bot_finder(text: str, low: str) -> Iterator[Span]:
             yield m.span()
 
 
-_TELEGRAM_TAIL = _Lazy(rf":AA[{_UA}]{{33}}+")
+_TELEGRAM_TAIL = _Lazy(rf":AA[{_UA}]{{32,33}}+")
 
 
 def _telegram_finder(text: str, low: str) -> Iterator[Span]:
-    """Telegram bot tokens, ``<8-10 digit bot id>:AA<33 base64url>``: found from the literal
+    """Telegram bot tokens, ``<8-10 digit bot id>:AA<32-33 base64url>``: found from the literal
     ``:AA``, the id by walking left over digits (bounded)."""
     pos = 0
     rx = _TELEGRAM_TAIL()
