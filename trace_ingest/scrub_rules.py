@@ -619,6 +619,8 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
      rf"(?:sq0atp-[{_UA}]{{22,57}}+|sq0csp-[{_UA}]{{43}}+|EAAA[{_UA}]{{60}}+)", False, True),
     # Atlassian API tokens: "ATATT3" + ~186 base64url
     ("atlassian-token", ("atatt3",), rf"ATATT3[{_UA}=]{{100,}}+", False, True),
+    # Atlassian organization admin API keys: the fixed 10-character head "ATCTT3xFfG"
+    ("atlassian-token", ("atctt3xffg",), rf"ATCTT3xFfG[{_UA}+/=]{{40,}}+", False, True),
     ("linear-key", ("lin_api_",), rf"lin_api_[{_AN}]{{40}}+", False, True),
     ("postman-key", ("pmak-",), rf"PMAK-[{_H}]{{24}}-[{_H}]{{34}}+", False, True),
     ("doppler-token", ("dp.",),
@@ -635,6 +637,13 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
      rf"(?:sntrys_eyJ[A-Za-z0-9+/=_-]{{50,}}+|sntryu_[{_H}]{{64}}+)", False, False),
     # HashiCorp Vault service, batch and recovery tokens (Vault 1.10+)
     ("vault-token", ("hv",), rf"hv[sbr]\.[{_UA}]{{24,}}+", False, False),
+    # ... and before 1.10: "s." + 24 base62 (batch "b.", recovery "r."), too short a prefix to
+    # stand alone: only near the word vault
+    ("vault-token", ("vault",), rf"[sbr]\.[{_AN}]{{24,}}+", True, True),
+    # Cloudflare's prefixed API tokens (user "cfut_", account "cfat_", global key "cfk_"):
+    # 40 base62 + an 8-hex checksum
+    ("cloudflare-token", ("cfut_", "cfat_", "cfk_"), r"cf(?:[ua]t|k)_[A-Za-z0-9]{40}[0-9a-f]{8}+",
+     False, True),
     ("pulumi-token", ("pul-",), rf"pul-[{_H}]{{40}}+", False, True),
     ("flyio-token", ("fo1_", "fm"),
      rf"(?:fo1_[{_UA}]{{43}}+|fm[12][ar]?_[A-Za-z0-9+/=_-]{{100,}}+)", False, False),
@@ -927,7 +936,8 @@ _NO_GLUE = frozenset({"twilio-api-key", "databricks-token", "okta-token", "beame
 # rules whose keyword is the vendor's name, not a prefix of the token: the name must appear as a
 # word start (``okta``, ``OKTA_TOKEN``, ``mailgun:``), not inside another word (``rookTable``)
 _NEAR_WORD = frozenset({"okta-token", "mailgun-key", "asana-token", "beamer-key",
-                        "gocardless-token", "yandex-key", "facebook-token"})  # fmt: skip
+                        "gocardless-token", "yandex-key", "facebook-token",
+                        "vault-token"})  # fmt: skip
 
 
 def _word_start(low: str, word: str) -> bool:
