@@ -853,6 +853,29 @@ def _telegram_finder(text: str, low: str) -> Iterator[Span]:
         yield start, m.end()
 
 
+_SIDEKIQ_CRED = _Lazy(r"(?<![0-9a-f])[0-9a-f]{8}:[0-9a-f]{8}(?![0-9a-f])")
+_SIDEKIQ_WINDOW = 200
+
+
+def _sidekiq_finder(text: str, low: str) -> Iterator[Span]:
+    """Sidekiq Pro/Enterprise gem credentials, ``<8 hex>:<8 hex>`` (as contribsys issues them),
+    in the 200 characters after a ``contribsys`` mention: Bundler's
+    ``BUNDLE_ENTERPRISE__CONTRIBSYS__COM`` setting under any syntax (``:=``, XML, ``setProperty``,
+    a Go ``var``) or the ``enterprise.contribsys.com`` source URL."""
+    subject = low if len(low) == len(text) else text.lower()
+    rx = _SIDEKIQ_CRED()
+    pos = 0
+    done = 0
+    while True:
+        i = subject.find("contribsys", pos)
+        if i < 0:
+            return
+        pos = i + 10
+        for m in rx.finditer(subject, max(i, done), min(len(subject), i + _SIDEKIQ_WINDOW)):
+            done = m.end()
+            yield m.span()
+
+
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _HEX_LOWER = frozenset("0123456789abcdef")
 
@@ -988,6 +1011,7 @@ def vendor_rules() -> list[Rule]:
     out.append(Rule("azure-ad-client-secret", ("q~",), finder=_azure_ad_finder))
     out.append(Rule("discord-bot-token", ("discord",), finder=_discord_bot_finder))
     out.append(Rule("telegram-bot-token", (":aa",), finder=_telegram_finder))
+    out.append(Rule("sidekiq-secret", ("contribsys",), finder=_sidekiq_finder))
     return out
 
 
