@@ -619,8 +619,9 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
      rf"(?:sq0atp-[{_UA}]{{22,57}}+|sq0csp-[{_UA}]{{43}}+|EAAA[{_UA}]{{60}}+)", False, True),
     # Atlassian API tokens: "ATATT3" + ~186 base64url
     ("atlassian-token", ("atatt3",), rf"ATATT3[{_UA}=]{{100,}}+", False, True),
-    # Atlassian organization admin API keys: the fixed 10-character head "ATCTT3xFfG"
-    ("atlassian-token", ("atctt3xffg",), rf"ATCTT3xFfG[{_UA}+/=]{{40,}}+", False, True),
+    # Atlassian organization admin API keys: the fixed 10-character head "ATCTT3xFfG", a body
+    # and "=" + an 8-character checksum
+    ("atlassian-token", ("atctt3xffg",), rf"ATCTT3xFfG[{_UA}+/=]{{20,}}+", False, True),
     ("linear-key", ("lin_api_",), rf"lin_api_[{_AN}]{{40}}+", False, True),
     ("postman-key", ("pmak-",), rf"PMAK-[{_H}]{{24}}-[{_H}]{{34}}+", False, True),
     ("doppler-token", ("dp.",),
