@@ -130,8 +130,14 @@ _NAME_EQ = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 
 
 def _value_part(secret: str) -> str:
-    """The secret without a leading ``name=`` (a source's capture that includes the cookie or
-    parameter name, ``_gitlab_session=<value>``): the name is not secret material."""
+    """The secret without what is not secret material in it: a leading ``name=`` (a source's
+    capture that includes the cookie or parameter name, ``_gitlab_session=<value>``), or the
+    ``scheme://host`` of a captured URL without credentials in it (a webhook's secret is its
+    path: ``https://outlook.office.com`` is the service's public name)."""
+    scheme, sep, rest = secret.partition("://")
+    host, slash, path = rest.partition("/")
+    if sep and slash and scheme.isalpha() and "@" not in host and len(path) >= 6:
+        return "/" + path
     name, eq, value = secret.partition("=")
     if eq and 0 < len(name) <= 40 and all(c in _NAME_EQ for c in name) and len(value) >= 6:
         return value
