@@ -22,9 +22,9 @@ data is read at HEAD with ``git show`` (nothing is run):
 - Nosey Parker: ``examples`` / ``negative_examples`` of its rules, the secret being the rule's
   capture group.
 
-The cases are written obfuscated (``bench/scrub_heldout.py`` decodes them at run time): a realistic
-token is never stored in the repository in plain text. The trail rules were not written
-against these lists; see docs/scrubbing.md ("Held-out evaluation").
+The cases are written obfuscated (``tests/trace_ingest/scrub_heldout.py`` decodes them at run
+time): a realistic token is never stored in the repository in plain text. The trail rules were
+not written against these lists; see docs/scrubbing.md ("Held-out evaluation").
 """
 
 from __future__ import annotations
