@@ -974,6 +974,29 @@ def speed_only(home: str, sdk: list[str] | None, runs: int) -> str:
     return "\n".join(rows)
 
 
+def write_heldout_block(lines: list[str]) -> str:
+    """Replace only the held-out block (from "Held-out corpus:" to the "Claimed families:"
+    note) of the Scrubber section of docs/benchmarks.md (``--heldout-only``: the other rows
+    keep the full run that wrote them)."""
+    path = os.path.join(REPO, "docs", "benchmarks.md")
+    with open(path, encoding="utf-8") as fh:
+        old = fh.read()
+    head, sep, rest = old.partition(SECTION)
+    nxt = rest.find("\n## ")
+    section, tail = (rest[:nxt], rest[nxt:]) if nxt != -1 else (rest, "")
+    start = section.find("\nHeld-out corpus:")
+    note = section.find("\nClaimed families:", start)
+    if not sep or start == -1 or note == -1:
+        raise SystemExit("docs/benchmarks.md: no held-out block to replace; run the full bench")
+    end = section.find("\n", note + 1)
+    end = len(section) if end == -1 else end
+    block = "\n".join(lines).strip("\n")
+    section = section[:start] + "\n" + block + section[end:]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head + sep + section + tail)
+    return path
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer runs and a smaller survey")
@@ -995,7 +1018,8 @@ def main() -> int:
     ap.add_argument(
         "--heldout-only",
         action="store_true",
-        help="run only the held-out recall part and print its table (writes nothing)",
+        help="run only the held-out recall part: print its table, and (without --no-write) "
+        "write docs/scrub-heldout.md and the held-out block of docs/benchmarks.md",
     )
     ap.add_argument(
         "--heldout-full",
@@ -1010,7 +1034,11 @@ def main() -> int:
         h = bench_heldout(
             tempfile.mkdtemp(prefix="trail-bench-"), not args.no_compare, corpus_path, args.misses
         )
-        print("\n".join(render_heldout(h)))
+        lines = render_heldout(h)
+        print("\n".join(lines))
+        if not args.no_write and not args.heldout_full:
+            print(f"written to {write_heldout_block(lines)}", file=sys.stderr)
+            print(f"written to {write_family_table(h)}", file=sys.stderr)
         return 0
     home = tempfile.mkdtemp(prefix="trail-bench-")
     if args.only == "speed":
