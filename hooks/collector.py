@@ -195,6 +195,7 @@ class Collector(ThreadingHTTPServer):
         self.check_peer = check_peer
         self.pending: queue.Queue[tuple[str, bytes, str, int] | None] = queue.Queue(QUEUE_SIZE)
         self.recorded = 0
+        self.failed = 0  # payloads whose recording raised past the hook path's own handling
         self.writer = threading.Thread(target=self._write, name="trail-collector-writer")
         self.writer.start()
 
@@ -204,8 +205,13 @@ class Collector(ThreadingHTTPServer):
             if item is None:
                 return
             harness, body, received_at, size = item
-            entry.record_payload(harness, body, received_at, size)  # never raises
-            self.recorded += 1
+            try:
+                entry.record_payload(harness, body, received_at, size)
+                self.recorded += 1
+            except BaseException:
+                # record_payload logs its own failures; should the log itself fail, the writer
+                # must still live on, or every later request would wait for queue room.
+                self.failed += 1
 
     def note(self, message: str) -> None:
         """One line in the hook error log (``trail doctor`` shows it), once per message."""
