@@ -79,10 +79,14 @@ def apply(db: Database, key: str, trace_path: str, new_events: list[dict[str, An
         t = to_epoch(ev.get("ts"))
         if t is None:
             continue
+        # A session start after the end is a new process resuming the session (`copilot
+        # --resume`, `claude --resume`: seconds apart in the rig, docs/testing.md), never a
+        # straggler of the run that ended: it reopens at once.
+        resumed = ev.get("kind") == "session_start"
         if (
             state == "closed"
             and closed_epoch is not None
-            and t > closed_epoch + REOPEN_GRACE_SECONDS
+            and t > closed_epoch + (0.0 if resumed else REOPEN_GRACE_SECONDS)
         ):
             state, closed_at, close_reason, reopens = "reopened", None, None, reopens + 1
             closed_epoch = None

@@ -39,6 +39,28 @@ def test_open_then_closed_by_session_end_then_reopened(
     setattr(lc, "REOPEN_GRACE_SECONDS", 10.0)  # noqa: B010
 
 
+def test_a_resume_right_after_the_end_reopens_and_closes_again(trail_home: Path) -> None:
+    """`copilot --resume` seconds after the first run ended (the rig's `resumed`): its session
+    start reopens the session inside the stragglers' grace window, its end closes it again,
+    whether one sync sees both runs or each has its own."""
+    for one_sync in (True, False):
+        for name in ("SessionStart", "SessionEnd", "SessionStart", "UserPromptSubmit"):
+            run_hook({**BASE, "hook_event_name": name, "prompt": "go"})
+            if not one_sync and name == "SessionEnd":
+                sync(open_db(str(trail_home)), str(trail_home))
+        sync(open_db(str(trail_home)), str(trail_home))
+        assert state(trail_home)[:2] == ("reopened", None)
+        run_hook({**BASE, "hook_event_name": "SessionEnd", "reason": "other"})
+        sync(open_db(str(trail_home)), str(trail_home))
+        db = open_db(str(trail_home))
+        closed, last = db.execute("SELECT closed_at, last_event_at FROM sessions").fetchone()
+        gap = abs((to_epoch(closed) or 0.0) - (to_epoch(last) or 1.0))
+        assert state(trail_home)[:2] == ("closed", "session_end") and gap < 1e-3
+        for path in trail_home.rglob("*"):
+            if path.is_file():
+                path.unlink()
+
+
 def test_async_stragglers_right_after_the_end_do_not_reopen(trail_home: Path) -> None:
     run_hook({**BASE, "hook_event_name": "SessionEnd", "reason": "other"})
     run_hook({**BASE, "hook_event_name": "Stop"})  # within the grace window
