@@ -83,6 +83,10 @@ _MERGED_FIELDS = (
     "parent_uuid",
     "seq",
 )
+# Facts in ``extra`` a canonical event takes from another source when the winning one lacks
+# them: Vibe 3.0.1's store keeps an over-long result only as an excerpt (the exit code is in a
+# side file) while the hook's payload had the whole output (docs/testing.md, "Vibe").
+_MERGED_FACTS = ("exit_code",)
 # Fields whose values, when two sources both give one, must agree (else: a disagreement).
 _COMPARED = ("ok", "status", "tool_name", "agent_id")
 _EPS = 1e-4  # 0.1 ms: well above float resolution at epoch magnitudes
@@ -347,6 +351,14 @@ def _merge(group: list[dict[str, Any]], out: Canonical) -> dict[str, Any]:
             value = next((e[name] for e in ranked if e.get(name) is not None), None)
             if value is not None:
                 base[name] = value
+    given = base.get("extra")
+    extra: dict[str, Any] = given if isinstance(given, dict) else {}
+    for fact in _MERGED_FACTS:
+        if extra.get(fact) is None:
+            found = [e["extra"].get(fact) for e in ranked if isinstance(e.get("extra"), dict)]
+            value = next((v for v in found if v is not None), None)
+            if value is not None:
+                base["extra"] = extra = {**extra, fact: value}
     hook = next((e for e in group if e.get("source") == "hook"), None)
     # The id is the first source's to see the action: stable once a later source adds to it.
     first = hook or ranked[0]

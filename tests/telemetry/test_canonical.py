@@ -236,6 +236,23 @@ def test_sources_that_disagree_are_reported() -> None:
     assert [(d.call_id, d.field) for d in result.disagreements] == [("toolu_21", "ok")]
 
 
+def test_an_exit_code_only_the_hook_saw_is_kept() -> None:
+    """The transcript's fields win, but a fact it lacks is not lost: Vibe 3.0.1's store keeps an
+    over-long shell result as an excerpt without its return code, which the hook's payload had
+    (docs/testing.md, "Vibe")."""
+    hooks = _events(_ordered_stamps())
+    for ev in hooks:
+        if ev["kind"] == "tool_result":
+            ev["extra"] = {**(ev.get("extra") or {}), "exit_code": 0}
+    transcript = _transcript_copy(hooks)
+    coded = next(e for e in transcript if e["kind"] == "tool_result")
+    coded["extra"] = {"exit_code": 3}  # where both have one, the transcript's stands
+    results = [e for e in canonical(hooks + transcript).events if e["kind"] == "tool_result"]
+    assert results and all(e["sources"] == ["transcript", "hook"] for e in results)
+    codes = {e["call_id"]: e["extra"]["exit_code"] for e in results}
+    assert codes.pop(coded["call_id"]) == 3 and set(codes.values()) == {0}
+
+
 def test_canonical_is_idempotent() -> None:
     once = canonical(_events(_shuffled_stamps())).events
     assert canonical(once).events == once
