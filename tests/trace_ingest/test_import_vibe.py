@@ -103,6 +103,45 @@ def test_outcomes_exit_codes_and_call_ids_from_the_checkpoint() -> None:
     assert times == sorted(times)  # projection entries carry the harness's own times
 
 
+ODD = Path(__file__).parent / "data" / "vibe-3.0.1-odd-outputs"
+ODD_SID = "2b8d96db-f357-5a9b-2e88-8199595aaeb7"  # seq 1 4000; sleep past its timeout; frobnicate
+
+
+def test_an_over_long_output_is_read_from_the_file_vibe_saved_it_to(tmp_path: Path) -> None:
+    """3.0.1 keeps a result over 16 000 characters in the store only as an excerpt under a
+    notice naming ``<store>/tool-results/bash-<call id>.json``: the whole output, and the exit
+    code, come from that file (the store's own, wherever the store now is)."""
+    moved = tmp_path / ODD_SID
+    shutil.copytree(ODD / ODD_SID, moved)  # the notice names the folder it was written in
+    events = UnifiedReader(NOW).read(str(moved)).events
+    first = next(e for e in events if e["kind"] == "tool_result")
+    assert first["output"]["stdout"].splitlines()[-1] == "4000"
+    assert first["extra"]["exit_code"] == 0 and first["extra"]["output_from"] == "tool-results"
+    # Without the file, the excerpt stays the output, and nothing is made up.
+    for saved in (moved / "tool-results").iterdir():
+        saved.unlink()
+    first = next(
+        e for e in UnifiedReader(NOW).read(str(moved)).events if e["kind"] == "tool_result"
+    )
+    assert "exit_code" not in first["extra"] and "output_from" not in first["extra"]
+
+
+def test_a_call_to_a_tool_vibe_does_not_have() -> None:
+    """The core answers `InvalidToolCall` without running anything: no effect, no hook. The call
+    is failed, marked hooks_blind, and placed after the call before it settled (a timed-out
+    shell that ran 1 s), not at that call's start."""
+    events = UnifiedReader(NOW).read(str(ODD / ODD_SID)).events
+    assert all(validate(e) == [] for e in events)
+    [unknown] = [e for e in calls(events) if e["tool_name"] == "frobnicate"]
+    [error] = [e for e in events if e["kind"] == "tool_error"]
+    assert error["call_id"] == unknown["call_id"] and error["status"] == "failed"
+    assert "unsupported top-level tool" in error["error"]
+    assert unknown["extra"]["hooks_blind"] == error["extra"]["hooks_blind"]
+    timed_out = next(e for e in events if e.get("extra", {}).get("exit_code") == -9)
+    after = next(e for e in calls(events) if e["input"] == {"command": "echo after-unknown"})
+    assert timed_out["ts"] < unknown["ts"] <= error["ts"] < after["ts"]
+
+
 def test_import_is_idempotent_and_reports_sessions(store: Path) -> None:
     code, first = import_json(store)
     assert code == 0 and first["harness"] == "vibe" and first["source"] == "transcript"

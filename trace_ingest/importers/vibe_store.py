@@ -288,6 +288,7 @@ class _Call:
     outcome: str | None = None
     joined: bool = False
     ts: str | None = None  # the joined effect's time
+    done: str | None = None  # when the joined effect settled
 
 
 @dataclass
@@ -525,12 +526,13 @@ class UnifiedReader:
             ev["ok"] = True
             self._emit(out, ev)
         # Model calls no effect stands for: run_typescript (no hook, no effect), and calls of a
-        # store whose projection chunk is missing. Their times: the calls made inside them
-        # (run_typescript), else the call joined before.
+        # store whose projection chunk is missing, a call to a tool Vibe does not have. Their
+        # times: the calls made inside them (run_typescript), else just after the call joined
+        # before settled (the model made this call after that one's result came back).
         before: str | None = iso_ms(store.created_at)
         for call in sorted(calls, key=lambda c: c.position):
             if call.joined:
-                before = call.ts or before
+                before = _shift(call.done, 1) if call.done else (call.ts or before)
                 continue
             times = self._inner.pop(call.call_id, None)
             if times:
@@ -695,8 +697,13 @@ class UnifiedReader:
             return  # not settled yet: a later import adds its result
         status = _status(status_raw, state)
         output = _effect_output(state)
+        saved = _saved_output(store.path, output)
+        if saved is not None:
+            output = saved
         error = state.get("error") if isinstance(state.get("error"), dict) else None
         done = iso_ms(entry.get("updatedAt")) or ts
+        if isinstance(call, _Call):
+            call.done = done
         kind = {"ok": "tool_result", "refused": "permission"}.get(status, "tool_error")
         res = self._new(store, kind, ("result", eid), done, lane, turn, seq)
         res.update(tool_name=name, tool=canonical_tool(name), call_id=call_id)
@@ -705,6 +712,8 @@ class UnifiedReader:
         res["ok"] = STATUS_OK[status]
         res["error"] = _str(error.get("message")) if error else _str(state.get("reason"))
         rextra = dict(extra, effect_status=status_raw)
+        if saved is not None:
+            rextra["output_from"] = _SAVED_DIR
         code = shell_exit_code(name, output)
         if code is not None:
             rextra["exit_code"] = code
@@ -841,6 +850,9 @@ class UnifiedReader:
         ev.update(tool_name=call.name, tool=canonical_tool(call.name), call_id=call.call_id)
         ev["input"] = call.args
         ev["path"] = tool_path(call.args)
+        parsed = fastjson.parse_or_none(call.result) if call.result else None
+        if _error_name(parsed) == _UNKNOWN_TOOL_ERROR:
+            extra["hooks_blind"] = BLIND_UNKNOWN
         ev["ok"] = None
         ev["extra"] = dict(extra)
         _blind(ev, lane)
@@ -851,7 +863,6 @@ class UnifiedReader:
         kind = "tool_result" if status == "ok" else "tool_error"
         res = self._new(store, kind, ("result", call.call_id), done, lane, None, call.position)
         res.update(tool_name=call.name, tool=canonical_tool(call.name), call_id=call.call_id)
-        parsed = fastjson.parse_or_none(call.result) if call.result else None
         res["output"] = parsed if parsed is not None else call.result
         res["status"] = status
         res["ok"] = STATUS_OK[status]
@@ -942,6 +953,11 @@ BLIND_TOOLS: dict[str, str] = {
     "run_typescript": "run_typescript itself fires no hook (the calls inside it do)",
     "search_tool_functions": "tool discovery runs in the core and fires no hook",
 }
+# A call to a tool name Vibe does not have: its core answers `InvalidToolCall` ("unsupported
+# top-level tool") without running anything, so no hook fires and no effect is stored
+# (observed on 3.0.1, docs/testing.md "Vibe").
+BLIND_UNKNOWN = "a call to a tool Vibe does not have runs nothing and fires no hook"
+_UNKNOWN_TOOL_ERROR = "InvalidToolCall"
 
 
 def _blind(ev: dict[str, Any], lane: str | None) -> None:
@@ -1051,13 +1067,59 @@ def _effect_output(state: dict[str, Any]) -> Any:
     return text if text else None
 
 
-def _failure_message(parsed: Any) -> str | None:
-    """``{"result": {"type": "error", "error": {"message": ...}}}`` -> the message."""
+# Vibe 3.0.1 keeps a tool output over 16 000 characters out of the context and the store: the
+# effect's output (and the model's tool message) become an excerpt that starts with this notice
+# and names the file under ``<store>/tool-results/`` holding the whole structured output
+# (observed: `seq 1 70000`, docs/testing.md "Vibe"). A shell's exit code is only there.
+_SAVED_NOTICE = "<system>The tool output is large."
+_SAVED_UNDER = "saved to the file system under "
+_SAVED_DIR = "tool-results"
+
+
+def _saved_output(store_path: str, output: Any) -> Any:
+    """The structured output Vibe saved aside for an over-long result, or None.
+
+    Only the file name is taken from the notice (untrusted text, and a store that was moved
+    or copied names its old place): the file is the store's own ``tool-results/<name>.json``,
+    read without following a link and within MAX_FILE_BYTES."""
+    text = output if isinstance(output, str) else None
+    if isinstance(output, dict) and isinstance(output.get("content"), list):
+        parts = [p.get("text") for p in output["content"] if isinstance(p, dict)]
+        text = next((t for t in parts if isinstance(t, str)), None)
+    if not text or not text.startswith(_SAVED_NOTICE):
+        return None
+    start = text.find(_SAVED_UNDER)
+    end = text.find(".json", start)
+    if start < 0 or end < 0:
+        return None
+    base = os.path.basename(text[start + len(_SAVED_UNDER) : end + len(".json")])
+    folder = os.path.join(store_path, _SAVED_DIR)
+    if base in ("", ".json") or _linked(store_path, _SAVED_DIR):
+        return None
+    try:
+        parsed = orjson.loads(read_bytes(os.path.join(folder, base)))
+    except (StoreError, orjson.JSONDecodeError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _result_error(parsed: Any) -> dict[str, Any]:
+    """``{"result": {"type": "error", "error": {...}}}`` -> the error object (else empty)."""
     if isinstance(parsed, dict) and isinstance(parsed.get("result"), dict):
         error = parsed["result"].get("error")
         if isinstance(error, dict):
-            return _str(error.get("message"))
-    return None
+            return error
+    return {}
+
+
+def _failure_message(parsed: Any) -> str | None:
+    """``{"result": {"type": "error", "error": {"message": ...}}}`` -> the message."""
+    return _str(_result_error(parsed).get("message"))
+
+
+def _error_name(parsed: Any) -> str | None:
+    """The error's ``name`` (``InvalidToolCall``, ``Interrupted``, ``tool_failed``)."""
+    return _str(_result_error(parsed).get("name"))
 
 
 # ---- 2.x folders ---------------------------------------------------------------------------
