@@ -404,6 +404,38 @@ def test_result_status_of_cancellations_and_refusals(
     assert res["kind"] == ("permission" if status == "refused" else "tool_error")
 
 
+@pytest.mark.parametrize(
+    ("text", "blind"),
+    [
+        # 2.1.328 (rig tools_tour, odd_outputs): rejected before running, no hook at all.
+        ("<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>", True),
+        ("<tool_use_error>Error: No such tool available: frobnicate</tool_use_error>", True),
+        # Ran and failed (rig parallel_and_failure): PreToolUse and PostToolUseFailure fired.
+        ("File does not exist. Note: your current working directory is /p.", False),
+        ("Exit code 2\nls: cannot access '/nonexistent'", False),
+    ],
+)
+def test_a_call_rejected_before_running_is_marked_hooks_blind(
+    tmp_path: Path, trail_home: Path, text: str, blind: bool
+) -> None:
+    lines = [
+        {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "/p/a"}}]}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:02Z",
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "t1", "content": text, "is_error": True}]}},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (res,) = [e for e in load(trail_home, path) if e["kind"] == "tool_error"]
+    assert res["status"] == "failed" and bool(res["extra"].get("hooks_blind")) is blind
+
+
 # ---- harness-internal agents ---------------------------------------------------------------
 
 

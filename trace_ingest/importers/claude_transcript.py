@@ -122,6 +122,18 @@ def _text_of(content: Any) -> str | None:
     return None
 
 
+# A call Claude Code rejects before running it answers `<tool_use_error>…</tool_use_error>`, and
+# no hook fires for it, not even PreToolUse (2.1.328, rig scenarios tools_tour and odd_outputs:
+# an Edit whose old_string is not in the file, a made-up tool name; docs/testing.md). Errors of a
+# call that ran (a missing file's Read, a failing Bash) are not wrapped, and their hooks fire.
+HOOKS_BLIND_REJECTED = "Claude Code rejected the call before running it: no hook fires"
+
+
+def _rejected_before_hooks(text: str | None) -> bool:
+    stripped = (text or "").strip()
+    return stripped.startswith("<tool_use_error>") and stripped.endswith("</tool_use_error>")
+
+
 def _error_text(content: Any) -> str | None:
     text = _text_of(content)
     if text is None:
@@ -776,6 +788,8 @@ class _FileState(FileWalk):
             toolUseResult=_strip_images(result) if "toolUseResult" in rec.obj else None,
             block=rest or None,
         )
+        if is_error and status in ("failed", "refused") and _rejected_before_hooks(text):
+            ev["extra"]["hooks_blind"] = HOOKS_BLIND_REJECTED
         if call_id and (name in _TASK_TOOLS or (call is None and isinstance(result, dict))):
             self._launched(rec, call_id, call, result, text)
 
