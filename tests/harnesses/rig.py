@@ -106,6 +106,37 @@ class Scenario:
     # Every PreToolUse/PostToolUse reaches trail's raw capture (false where the scenario
     # makes hooks be lost on purpose).
     hooks_complete: bool = True
+    # More options for the harness program (e.g. Vibe's ("--time-limit", "4")).
+    args: tuple[str, ...] = ()
+    # The harness program's own exit code (Vibe exits 3 when --time-limit interrupts it).
+    exit_code: int = 0
+    # Prompts of later turns, each a new process resuming the session (the script's
+    # `{"text": ..., "end_turn": true}` steps end the turns: turn_scripts).
+    resumed: Callable[[RunContext], list[str]] = lambda ctx: []
+
+    def prompts(self, ctx: RunContext) -> list[str]:
+        """Every prompt typed, one per process run, in order."""
+        return [self.prompt(ctx), *self.resumed(ctx)]
+
+
+def turn_scripts(script: dict[str, list[Any]], turns: int) -> list[dict[str, list[Any]]]:
+    """The script each of ``turns`` process runs of one session plays.
+
+    A main step ``{"text": ..., "end_turn": true}`` ends a turn. The fake finds its step from
+    the call ids already in the conversation, so a resumed run, whose requests carry the
+    earlier turns, plays on from the step after the last call; each run's script is the whole
+    script without the turn ends already passed (a text step sends no id to count)."""
+    out = []
+    for turn in range(turns):
+        main, ends = [], 0
+        for step in script["main"]:
+            if isinstance(step, dict) and step.get("end_turn"):
+                ends += 1
+                if ends <= turn:
+                    continue
+            main.append(step)
+        out.append({**script, "main": main})
+    return out
 
 
 @dataclass
@@ -316,19 +347,37 @@ def run(scenario: Scenario, root: Path, claude: Path) -> RunResult:
     paths = ctx.paths
     script = scenario.script(ctx)
     (root / "script.json").write_text(json.dumps(script, indent=2) + "\n")
-    prompt = scenario.prompt(ctx)
-    with FakeAnthropic(
-        script, paths.server_log, scenario.final_delay, lambda ids: hooks_landed(paths, ids)
-    ) as fake:
-        env, cmd = claude_launch(paths, fake.base_url, claude, prompt, scenario.allowed_tools)
-        pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: claude")
-        # Async hooks Claude started may still run; wait for its session to empty.
-        settle, lingering = settled(pid, paths)
+    prompts = scenario.prompts(ctx)
+    seconds, settle, returncode, lingering, session_id = 0.0, 0.0, 0, [], ""
+    outputs: list[bytes] = []
+    turns = zip(prompts, turn_scripts(script, len(prompts)), strict=True)
+    for turn, (prompt, played) in enumerate(turns):
+        with FakeAnthropic(
+            played, paths.server_log, scenario.final_delay, lambda ids: hooks_landed(paths, ids)
+        ) as fake:
+            env, cmd = claude_launch(paths, fake.base_url, claude, prompt, scenario.allowed_tools)
+            # A later turn is a new process resuming the first one's session.
+            resume = ["--resume", session_id] if turn else []
+            cmd = [cmd[0], *resume, *cmd[1:], *scenario.args]
+            label = f"{scenario.name}: claude (turn {turn + 1})"
+            pid, returncode, took = launch(cmd, paths, env, label)
+            # Async hooks Claude started may still run; wait for its session to empty.
+            waited, lingering = settled(pid, paths)
+        seconds, settle = seconds + took, settle + waited
+        outputs.append(paths.stream.read_bytes())
+        lines = [json.loads(line) for line in outputs[-1].decode().splitlines() if line.strip()]
+        session_id = session_id or next(
+            (
+                str(m["session_id"])
+                for m in lines
+                if m.get("type") == "system" and "session_id" in m
+            ),
+            "",
+        )
+        if turn + 1 < len(prompts):
+            assert returncode == 0 and session_id, f"{label} exited {returncode}; see {root}"
+    paths.stream.write_bytes(b"".join(outputs))
     stream = [json.loads(line) for line in paths.stream.read_text().splitlines() if line.strip()]
-    session_id = next(
-        (str(m["session_id"]) for m in stream if m.get("type") == "system" and "session_id" in m),
-        "",
-    )
     result = RunResult(
         scenario.name, paths, session_id, returncode, seconds, settle, lingering, stream, ctx
     )

@@ -39,6 +39,7 @@ from tests.harnesses.rig import (
     launch,
     settled,
     trail,
+    turn_scripts,
 )
 from tests.harnesses.versions import PINS
 
@@ -63,6 +64,15 @@ class CopilotScenario:
     exit_code: int = 0
     # What the scenario is about, checked by its own test (e.g. "exit_code_2").
     facts: dict[str, Any] = field(default_factory=dict)
+    # More copilot options for the run (e.g. ("--deny-tool", "shell(rm)")).
+    args: tuple[str, ...] = ()
+    # Prompts of later turns, each a new `copilot --resume=<session>` process (the script's
+    # `{"text": ..., "end_turn": true}` steps end the turns: rig.turn_scripts).
+    resumed: Callable[[RunContext], list[str]] = lambda ctx: []
+
+    def prompts(self, ctx: RunContext) -> list[str]:
+        """Every prompt typed, one per process run, in order."""
+        return [self.prompt(ctx), *self.resumed(ctx)]
 
 
 class CopilotRun(RunResult):
@@ -117,22 +127,41 @@ def run(scenario: CopilotScenario, root: Path, copilot: Path) -> CopilotRun:
     paths = ctx.paths
     script = scenario.script(ctx)
     (root / "script.json").write_text(json.dumps(script, indent=2) + "\n")
-    prompt = scenario.prompt(ctx)
-    with FakeOpenAI(script, paths.server_log) as fake:
-        cmd = [
-            str(copilot),
-            "-p",
-            prompt,
-            "--allow-all-tools",
-            "--allow-all-paths",
-            "--trust-folder",
-            "--no-auto-update",
-            "--output-format",
-            "json",
-        ]
-        env = copilot_env(paths, fake.base_url)
-        pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: copilot")
-        settle, lingering = settled(pid, paths)
+    prompts = scenario.prompts(ctx)
+    seconds, settle, lingering, returncode = 0.0, 0.0, [], 0
+    outputs: list[bytes] = []
+    turns = zip(prompts, turn_scripts(script, len(prompts)), strict=True)
+    for turn, (prompt, played) in enumerate(turns):
+        resume = []
+        if turn:
+            earlier = sorted((paths.home / ".copilot" / "session-state").glob("*/events.jsonl"))
+            assert len(earlier) == 1, f"{scenario.name}: no one session to resume: {earlier}"
+            # 1.0.102 refuses `--resume` with `--trust-folder` (a usage error, exit 1); the
+            # folder's trust is the session's already.
+            resume = [f"--resume={earlier[0].parent.name}"]
+        with FakeOpenAI(played, paths.server_log) as fake:
+            cmd = [
+                str(copilot),
+                *resume,
+                "-p",
+                prompt,
+                "--allow-all-tools",
+                "--allow-all-paths",
+                *([] if resume else ["--trust-folder"]),
+                "--no-auto-update",
+                "--output-format",
+                "json",
+                *scenario.args,
+            ]
+            env = copilot_env(paths, fake.base_url)
+            label = f"{scenario.name}: copilot (turn {turn + 1})"
+            pid, returncode, took = launch(cmd, paths, env, label)
+            waited, lingering = settled(pid, paths)
+        seconds, settle = seconds + took, settle + waited
+        outputs.append(paths.stream.read_bytes())
+        if turn + 1 < len(prompts):
+            assert returncode == 0, f"{label} exited {returncode}; see {root}"
+    paths.stream.write_bytes(b"".join(outputs))
     stream = []
     for line in paths.stream.read_text().splitlines():
         try:

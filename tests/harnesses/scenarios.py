@@ -12,8 +12,10 @@ import shlex
 import string
 from typing import Any
 
-from tests.harnesses.rig import RunContext, Scenario
+from tests.harnesses.rig import ALLOWED_TOOLS, RunContext, Scenario
 from trace_ingest.harnesses.table import is_trail_command
+
+ALL_TOOLS = ALLOWED_TOOLS + " Glob Grep NotebookEdit WebFetch"
 
 
 def bash(command: str, description: str = "") -> dict[str, Any]:
@@ -283,6 +285,132 @@ FAILING_SIBLINGS = Scenario(
     },
 )
 
+# -- the other file and search tools, a notebook, a fetch that cannot connect -----------------
+
+UNICODE_PROMPT = "Créez « résumé ✓ » — 日本語のメモ, naïve café 🦊, then search: ÅÄÖ ∑ ≠ 🚀"
+SPACED = "docs/my notes ü 🦊.txt"
+NOTEBOOK = (
+    '{"cells": [{"cell_type": "code", "execution_count": null, "id": "c1", "metadata": {}, '
+    '"outputs": [], "source": ["print(1)"]}], "metadata": {}, "nbformat": 4, '
+    '"nbformat_minor": 5}\n'
+)
+
+
+def _no_fetch_preflight(settings: dict[str, Any], ctx: RunContext) -> None:
+    """WebFetch asks claude.ai whether a domain may be fetched unless this is set: the rig
+    contacts nothing but 127.0.0.1 (the fetch goes to a closed port there)."""
+    settings["skipWebFetchPreflight"] = True
+
+
+TOOLS_TOUR = Scenario(
+    name="tools_tour",
+    description="Write a new file (spaces, unicode in its name) and Read it back; an Edit whose "
+    "old_string is not there; Glob + Grep in one message; a notebook read and NotebookEdit; a "
+    "WebFetch that cannot connect; a unicode-heavy prompt",
+    allowed_tools=ALL_TOOLS,
+    patch_settings=_no_fetch_preflight,
+    files=lambda ctx: {"nb.ipynb": NOTEBOOK, "notes.txt": "The quick brwn fox.\n"},
+    # A rejected call fires no hook, so the fake's wait for every call's hooks never ends
+    # early: keep it short (the hooks of the calls that ran take 0-0.1 s).
+    final_delay=2.0,
+    prompt=lambda ctx: UNICODE_PROMPT,
+    script=lambda ctx: {
+        "main": [
+            [
+                {
+                    "name": "Write",
+                    "input": {
+                        "file_path": _p(ctx, SPACED),
+                        "content": "Résumé ✓ 日本語 — café 🦊\n",
+                    },
+                }
+            ],
+            [read(_p(ctx, SPACED))],
+            [
+                {
+                    "name": "Edit",
+                    "input": {
+                        "file_path": _p(ctx, SPACED),
+                        "old_string": "not in the file",
+                        "new_string": "x",
+                    },
+                }
+            ],
+            [
+                {"name": "Glob", "input": {"pattern": "**/*.txt", "path": str(ctx.paths.project)}},
+                {"name": "Grep", "input": {"pattern": "café|fox", "path": str(ctx.paths.project)}},
+            ],
+            [read(_p(ctx, "nb.ipynb"))],
+            [
+                {
+                    "name": "NotebookEdit",
+                    "input": {
+                        "notebook_path": _p(ctx, "nb.ipynb"),
+                        "cell_id": "c1",
+                        "new_source": "print('edited ✓')",
+                    },
+                }
+            ],
+            [
+                {
+                    "name": "WebFetch",
+                    "input": {"url": "http://127.0.0.1:9/nothing", "prompt": "Summarise it"},
+                }
+            ],
+        ]
+    },
+)
+
+# -- outputs a recorder must survive, and a tool that does not exist ---------------------------
+
+ODD_OUTPUTS = Scenario(
+    name="odd_outputs",
+    description="a ~390 KB command output, non-UTF-8 bytes in an output, a command exiting 1 "
+    "with stderr, and a call to a tool name Claude Code does not have",
+    # A rejected call fires no hook, so the fake's wait for every call's hooks never ends
+    # early: keep it short (the hooks of the calls that ran take 0-0.1 s).
+    final_delay=2.0,
+    prompt=lambda ctx: "Run the noisy checks.",
+    script=lambda ctx: {
+        "main": [
+            [bash("seq 1 70000", "long output")],
+            [bash(r"printf 'caf\xe9 \xff\xfe raw\n'", "latin-1 bytes")],
+            [bash("echo to-stdout; echo broken-thing >&2; exit 1", "fails with stderr")],
+            [{"name": "frobnicate", "input": {"target": "everything"}}],
+            [bash("echo after-unknown", "after")],
+        ]
+    },
+)
+
+# -- two turns: one session over two process runs (`claude --resume <id> -p`) ------------------
+
+RESUMED = Scenario(
+    name="resumed",
+    description="a Read and a Bash, then `claude --resume <session> -p ...` adds a second turn "
+    "with an Edit and a Bash: one session id over two process runs",
+    files=lambda ctx: {"notes.txt": "The quick brwn fox.\nSecond line.\n"},
+    prompt=lambda ctx: "Look at the notes.",
+    resumed=lambda ctx: ["Now fix the typo you saw."],
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt"))],
+            [bash(f"wc -l {shlex.quote(_p(ctx, 'notes.txt'))}", "count")],
+            {"text": "The notes have a typo.", "end_turn": True},
+            [
+                {
+                    "name": "Edit",
+                    "input": {
+                        "file_path": _p(ctx, "notes.txt"),
+                        "old_string": "brwn",
+                        "new_string": "brown",
+                    },
+                }
+            ],
+            [bash(f"cat {shlex.quote(_p(ctx, 'notes.txt'))}", "show")],
+        ]
+    },
+)
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -296,5 +424,8 @@ SCENARIOS: dict[str, Scenario] = {
         FAST_EXIT,
         PERMISSION_REFUSAL,
         FAILING_SIBLINGS,
+        TOOLS_TOUR,
+        ODD_OUTPUTS,
+        RESUMED,
     )
 }

@@ -184,6 +184,112 @@ MODEL_ERROR = CopilotScenario(
     },
 )
 
+# -- a new file read back, an edit that fails, the search tools, a folder listing ----------------
+
+UNICODE_PROMPT = "Créez « résumé ✓ » — 日本語のメモ, naïve café 🦊, then search: ÅÄÖ ∑ ≠ 🚀"
+SPACED = "docs/my notes ü 🦊.txt"
+
+FILES_AND_SEARCH = CopilotScenario(
+    name="files_and_search",
+    description="create a file (spaces, unicode in its name), view it back, an edit whose "
+    "old_str is not there (a failure), glob + grep in one message, view of a folder; a "
+    "unicode-heavy prompt",
+    files=lambda ctx: {"notes.txt": NOTES, "docs/keep.md": "# Keep\n"},
+    prompt=lambda ctx: UNICODE_PROMPT,
+    facts={"created": "Résumé ✓ 日本語 — naïve café 🦊\n"},
+    script=lambda ctx: {
+        "main": [
+            [
+                {
+                    "name": "create",
+                    "input": {
+                        "path": _p(ctx, SPACED),
+                        "file_text": "Résumé ✓ 日本語 — naïve café 🦊\n",
+                    },
+                }
+            ],
+            [view(_p(ctx, SPACED))],
+            [
+                {
+                    "name": "edit",
+                    "input": {
+                        "path": _p(ctx, SPACED),
+                        "old_str": "not in the file",
+                        "new_str": "x",
+                    },
+                }
+            ],
+            [
+                {"name": "glob", "input": {"pattern": "**/*.txt", "paths": str(ctx.paths.project)}},
+                {"name": "grep", "input": {"pattern": "café|fox", "paths": str(ctx.paths.project)}},
+            ],
+            [view(_p(ctx, "docs"))],
+        ]
+    },
+)
+
+# -- outputs a recorder must survive, and a tool that does not exist -----------------------------
+
+ODD_OUTPUTS = CopilotScenario(
+    name="odd_outputs",
+    description="a ~390 KB command output, non-UTF-8 bytes in an output, a command exiting 1 "
+    "with stderr, and a call to a tool name Copilot does not have",
+    facts={"exit_codes": [0, 0, 1]},
+    prompt=lambda ctx: "Run the noisy checks.",
+    script=lambda ctx: {
+        "main": [
+            [bash("seq 1 70000", "long output")],
+            [bash(r"printf 'caf\xe9 \xff\xfe raw\n'", "latin-1 bytes")],
+            [bash("echo to-stdout; echo broken-thing >&2; exit 1", "fails with stderr")],
+            [{"name": "frobnicate", "input": {"target": "everything"}}],
+            [bash("echo after-unknown", "after")],
+        ]
+    },
+)
+
+# -- a tool the user denied with --deny-tool -----------------------------------------------------
+
+DENIED_TOOL = CopilotScenario(
+    name="denied_tool",
+    description="`--deny-tool shell(rm)`: an rm Copilot refuses without running it, then a "
+    "view and an allowed bash",
+    args=("--deny-tool", "shell(rm)"),
+    files=lambda ctx: {"notes.txt": NOTES},
+    prompt=lambda ctx: "Clean up the notes.",
+    script=lambda ctx: {
+        "main": [
+            [bash("rm -f " + shlex.quote(_p(ctx, "notes.txt")), "remove")],
+            [view(_p(ctx, "notes.txt"))],
+            [bash("echo still-here", "after")],
+        ]
+    },
+)
+
+# -- two turns: one session over two process runs (`--resume=<id>`) ----------------------------
+
+RESUMED = CopilotScenario(
+    name="resumed",
+    description="a view and a bash, then `copilot --resume=<session> -p ...` adds a second "
+    "turn with an edit and a bash: one session id over two process runs",
+    files=lambda ctx: {"notes.txt": NOTES},
+    prompt=lambda ctx: "Look at the notes.",
+    resumed=lambda ctx: ["Now fix the typo you saw."],
+    script=lambda ctx: {
+        "main": [
+            [view(_p(ctx, "notes.txt"))],
+            [bash("wc -l " + shlex.quote(_p(ctx, "notes.txt")), "count")],
+            {"text": "The notes have a typo.", "end_turn": True},
+            [
+                {
+                    "name": "edit",
+                    "input": {"path": _p(ctx, "notes.txt"), "old_str": "brwn", "new_str": "brown"},
+                }
+            ],
+            [bash("cat " + shlex.quote(_p(ctx, "notes.txt")), "show")],
+        ]
+    },
+)
+
 # -- trail uninstalled under a live registration: the tool calls must still run --------------
 
 
@@ -247,5 +353,9 @@ SCENARIOS: dict[str, CopilotScenario] = {
         PARALLEL_CALLS,
         SUBAGENT,
         MODEL_ERROR,
+        FILES_AND_SEARCH,
+        ODD_OUTPUTS,
+        DENIED_TOOL,
+        RESUMED,
     )
 }

@@ -213,10 +213,12 @@ def test_raw_hooks_record_every_call(checked: Checked) -> None:
         if e["kind"] in RESULT_KINDS:
             key = _key(_lane(e), e["tool_name"], e.get("input"))
             assert e.get("ok") in ok_by_key[key], f"{checked.label}: ok of {key}"
+    # One sessionStart, prompt and sessionEnd per process run (a resumed session has two).
+    turns = len(checked.scenario.prompts(checked.result.ctx))
     kinds = Counter(e["kind"] for e in raw)
-    assert kinds["session_start"] == 1 and kinds["session_end"] == 1, checked.label
+    assert kinds["session_start"] == turns == kinds["session_end"], checked.label
     main_prompts = [e for e in raw if e["kind"] == "prompt" and not e.get("agent_id")]
-    assert len(main_prompts) == 1, checked.label
+    assert len(main_prompts) == turns, checked.label
     # Every event carries Copilot's own time (epoch ms -> ISO), not only trail's stamp.
     assert all(e["ts"] != e["received_at"] for e in raw), checked.label
 
@@ -304,7 +306,7 @@ def test_import_after_hooks_adds_nothing_more(checked: Checked) -> None:
 
 @pytest.mark.parametrize(("name", "attempt"), RUNS)
 def test_prompts_are_what_was_typed(checked: Checked) -> None:
-    typed = checked.scenario.prompt(checked.result.ctx)
+    typed = checked.scenario.prompts(checked.result.ctx)
     prompts = [
         e.get("text")
         for e in checked.show["events"]
@@ -313,7 +315,7 @@ def test_prompts_are_what_was_typed(checked: Checked) -> None:
     if checked.scenario.name == "secret_in_command":
         assert len(prompts) == 1 and checked.result.ctx.secret not in str(prompts)
     else:
-        assert prompts == [typed] == checked.truth.prompts, checked.label
+        assert prompts == typed == checked.truth.prompts, checked.label
 
 
 @pytest.mark.parametrize(
@@ -393,6 +395,71 @@ def test_model_error_is_recorded(checked: Checked) -> None:
     assert len(errors) == 1 and "fake failure" in str(errors[0].get("error")), checked.label
     ends = [e for e in raw if e["kind"] == "session_end"]
     assert [(e.get("extra") or {}).get("reason") for e in ends] == ["error"], checked.label
+
+
+def _runs_of(name: str) -> list[Any]:
+    return [p for p in RUNS if p.values[0] == name]
+
+
+@pytest.mark.parametrize(("name", "attempt"), _runs_of("denied_tool"))
+def test_a_denied_tool_is_refused_and_never_runs(checked: Checked) -> None:
+    """`--deny-tool shell(rm)`: Copilot refuses the rm before it runs (error.code denied); the
+    call is `refused`, `ok` null, with a refusal from the log, and no result hook."""
+    assert (checked.result.paths.project / "notes.txt").exists()
+    [rm] = [c for c in checked.truth.calls if c.name == "bash" and "rm" in str(c.input)]
+    assert rm.status == "refused", checked.label
+    events = checked.show["events"]
+    [call] = [e for e in _calls(events) if e["call_id"] == rm.call_id]
+    assert (call["status"], call["ok"]) == ("refused", None), checked.label
+    refusals = [e for e in events if e["kind"] == "permission" and e.get("status") == "refused"]
+    assert [e["call_id"] for e in refusals] == [rm.call_id], checked.label
+    assert "shell(rm)" in str(refusals[0].get("error")), checked.label
+
+
+@pytest.mark.parametrize(("name", "attempt"), _runs_of("odd_outputs"))
+def test_odd_outputs_keep_their_exit_codes(checked: Checked) -> None:
+    """A 400 KB output, non-UTF-8 bytes, exit 1 with stderr: each shell's exit code (the log's
+    shellExecution) is on its result; the call to a tool Copilot lacks is one failed call."""
+    shells = [c for c in checked.truth.calls if c.name == "bash"]
+    results = {
+        e["call_id"]: (e.get("extra") or {}).get("exit_code")
+        for e in checked.show["events"]
+        if e.get("kind") in RESULT_KINDS
+    }
+    assert [results[c.call_id] for c in shells] == [c.exit_code for c in shells], checked.label
+    assert [c.exit_code for c in shells] == [0, 0, 1, 0], checked.label
+    [unknown] = [c for c in checked.truth.calls if c.name == "frobnicate"]
+    assert unknown.status == "failed", checked.label
+
+
+@pytest.mark.parametrize(("name", "attempt"), _runs_of("files_and_search"))
+def test_the_new_file_and_the_failed_edit(checked: Checked) -> None:
+    project = checked.result.paths.project
+    from tests.harnesses.scenarios_copilot import SPACED
+
+    assert (project / SPACED).read_text() == checked.scenario.facts["created"]
+    by_name = {c.name: c.status for c in checked.truth.calls}
+    assert by_name["create"] == "ok" and by_name["edit"] == "failed", checked.label
+    tools = [e.get("tool") for e in _calls(checked.show["events"])]
+    assert tools == ["write", "read", "edit", "search", "search", "read"], checked.label
+
+
+@pytest.mark.parametrize(("name", "attempt"), _runs_of("resumed"))
+def test_a_resumed_session_is_one_session(checked: Checked) -> None:
+    """Two processes, one session id: both turns' calls in one `trail show`, each turn opened
+    by its prompt; `trail sessions` lists it once."""
+    events = checked.show["events"]
+    kinds = [e["kind"] for e in events if e["kind"] in ("prompt", "tool_call", "session_start")]
+    assert kinds == ["session_start", "prompt", "tool_call", "tool_call"] * 2, checked.label
+    assert checked.show["session"]["session_id"] == checked.result.session_id
+    listed = json.loads(trail(checked.result.paths, "sessions", "--json").stdout)
+    rows = listed if isinstance(listed, list) else listed.get("sessions", [])
+    assert [r.get("session_id") for r in rows] == [checked.result.session_id], checked.label
+    # The resume reopened it (seconds after its first end), the second end closed it again.
+    [row] = rows
+    assert (row["state"], row["reopen_count"]) == ("closed", 1), f"{checked.label}: {row}"
+    ends = [e["ts"] for e in events if e["kind"] == "session_end"]
+    assert len(ends) == 2 and row["closed_at"] > ends[0], f"{checked.label}: {row}"
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,9 @@ class Call:
     # Refused because a deny rule took the whole tool out of the session: 2.1.328 answers
     # "No such tool available: X. X is disabled for this session…" before any hook fires.
     disabled: bool = False
+    # Rejected before it ran (its result is a `<tool_use_error>`: a disabled or made-up tool,
+    # an Edit whose old_string is not in the file): 2.1.328 fires no hook for it at all.
+    rejected: bool = False
 
 
 @dataclass
@@ -109,10 +112,18 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
                 if isinstance(b, dict) and b.get("type") == "tool_result":
                     kind_of_denial = line.get("toolDenialKind")
                     text = json.dumps(b.get("content"))
+                    content = b.get("content")
+                    parts = content if isinstance(content, list) else [{"text": content}]
+                    said = "".join(
+                        str(p.get("text") or "") for p in parts if isinstance(p, dict)
+                    ).strip()
                     results[str(b.get("tool_use_id"))] = (
                         not bool(b.get("is_error")),
                         kind_of_denial if isinstance(kind_of_denial, str) else None,
                         bool(b.get("is_error")) and "is disabled for this session" in text,
+                        bool(b.get("is_error"))
+                        and said.startswith("<tool_use_error>")
+                        and said.endswith("</tool_use_error>"),
                     )
         elif kind == "attachment":
             att = line.get("attachment")
@@ -124,10 +135,10 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
         elif kind == "system" and line.get("subtype") == "stop_hook_summary":
             truth.hook_errors += list(line.get("hookErrors") or [])
             truth.hook_commands += [str(h.get("command")) for h in line.get("hookInfos") or []]
-    for cid, (ok, denial, disabled) in results.items():
+    for cid, (ok, denial, disabled, rejected) in results.items():
         if cid in seen:
             call = seen[cid]
-            call.denial_kind, call.disabled = denial, disabled
+            call.denial_kind, call.disabled, call.rejected = denial, disabled, rejected
             if disabled:
                 call.status, call.ok = "refused", None
             elif denial in ("cancelled", "interrupted"):

@@ -33,6 +33,7 @@ from tests.harnesses.rig import (
     base_env,
     launch,
     trail,
+    turn_scripts,
 )
 
 SETTLE_TIMEOUT = 30.0
@@ -87,30 +88,43 @@ def run(scenario: Scenario, root: Path, vibe: Path) -> RunResult:
     paths = ctx.paths
     script = scenario.script(ctx)
     (root / "script.json").write_text(json.dumps(script, indent=2) + "\n")
-    prompt = scenario.prompt(ctx)
-    with FakeOpenAI(script, paths.server_log) as fake:
-        (vibe_home(paths) / "config.toml").write_text(
-            CONFIG.format(base=fake.base_url, model=MODEL)
-        )
-        env = base_env(paths)
-        cmd = [
-            str(vibe),
-            "-p",
-            prompt,
-            "--auto-approve",
-            "--trust",
-            "--output",
-            "streaming",
-            "--output-dir",
-            str(root / "outdir"),
-        ]
-        _pid, returncode, seconds = launch(cmd, paths, env, f"{scenario.name}: vibe")
-        settle_start = time.monotonic()
-        lingering = _run_members(paths.trail_home)
-        while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
-            time.sleep(0.1)
+    prompts = scenario.prompts(ctx)
+    seconds, settle, returncode, lingering = 0.0, 0.0, 0, []
+    outputs: list[bytes] = []
+    turns = zip(prompts, turn_scripts(script, len(prompts)), strict=True)
+    for turn, (prompt, played) in enumerate(turns):
+        with FakeOpenAI(played, paths.server_log) as fake:
+            (vibe_home(paths) / "config.toml").write_text(
+                CONFIG.format(base=fake.base_url, model=MODEL)
+            )
+            env = base_env(paths)
+            cmd = [
+                str(vibe),
+                # A later turn continues the most recent session (the only one in this HOME).
+                *(["--continue"] if turn else []),
+                "-p",
+                prompt,
+                "--auto-approve",
+                "--trust",
+                "--output",
+                "streaming",
+                "--output-dir",
+                str(root / "outdir"),
+                *scenario.args,
+            ]
+            label = f"{scenario.name}: vibe (turn {turn + 1})"
+            _pid, returncode, took = launch(cmd, paths, env, label)
+            settle_start = time.monotonic()
             lingering = _run_members(paths.trail_home)
-        settle = time.monotonic() - settle_start
+            while lingering and time.monotonic() - settle_start < SETTLE_TIMEOUT:
+                time.sleep(0.1)
+                lingering = _run_members(paths.trail_home)
+            settle += time.monotonic() - settle_start
+        seconds += took
+        outputs.append(paths.stream.read_bytes())
+        if turn + 1 < len(prompts):
+            assert returncode == 0, f"{label} exited {returncode}; see {root}"
+    paths.stream.write_bytes(b"".join(outputs))
     stream = []
     for line in paths.stream.read_text().splitlines():
         try:

@@ -200,6 +200,105 @@ HOOK_DENIAL = Scenario(
     },
 )
 
+UNICODE_PROMPT = "Créez « résumé ✓ » — 日本語のメモ, naïve café 🦊, puis listez: ÅÄÖ ∑ ≠ 🚀"
+SPACED = "docs/my notes ü 🦊.txt"
+TODOS = [
+    {"id": "1", "content": "Écrire le résumé", "status": "completed"},
+    {"id": "2", "content": "Vérifier 日本語", "status": "in_progress"},
+]
+
+FILES_AND_TODOS = Scenario(
+    name="files_and_todos",
+    description="write a new file (spaces, unicode in its name) and read it back, an edit whose "
+    "old_string is not there (a failure), the todo tool, a folder listing, a command exiting 1 "
+    "with stderr; a unicode-heavy prompt",
+    files=lambda ctx: {"docs/keep.md": "# Keep\n"},
+    prompt=lambda ctx: UNICODE_PROMPT,
+    script=lambda ctx: {
+        "main": [
+            [
+                {
+                    "name": "write_file",
+                    "input": {"path": _p(ctx, SPACED), "content": "Résumé ✓ 日本語 — café 🦊\n"},
+                }
+            ],
+            [read(_p(ctx, SPACED))],
+            [
+                {
+                    "name": "edit",
+                    "input": {
+                        "file_path": _p(ctx, SPACED),
+                        "old_string": "not in the file",
+                        "new_string": "x",
+                    },
+                }
+            ],
+            [{"name": "todo", "input": {"action": "write", "todos": TODOS}}],
+            [bash(f"ls -la {shlex.quote(_p(ctx, 'docs'))}")],
+            [bash("echo to-stdout; echo broken-thing >&2; exit 1")],
+        ]
+    },
+)
+
+ODD_OUTPUTS = Scenario(
+    name="odd_outputs",
+    description="a ~390 KB command output, non-UTF-8 bytes in an output, a command past its "
+    "timeout_seconds, and a call to a tool name Vibe does not have",
+    files=_notes,
+    prompt=lambda ctx: "Run the noisy checks.",
+    script=lambda ctx: {
+        "main": [
+            [bash("seq 1 70000")],
+            [bash(r"printf 'caf\xe9 \xff\xfe raw\n'")],
+            [{"name": "bash", "input": {"command": "sleep 5; echo late", "timeout_seconds": 1}}],
+            [{"name": "frobnicate", "input": {"target": "everything"}}],
+            [bash("echo after-unknown")],
+        ]
+    },
+)
+
+RESUMED = Scenario(
+    name="resumed",
+    description="a read, then `vibe --continue -p ...` adds a second turn with an edit and a "
+    "bash: one session over two process runs",
+    files=_notes,
+    prompt=lambda ctx: "Look at the notes.",
+    resumed=lambda ctx: ["Now fix the typo you saw."],
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt"))],
+            {"text": "The notes have a typo.", "end_turn": True},
+            [
+                {
+                    "name": "edit",
+                    "input": {
+                        "file_path": _p(ctx, "notes.txt"),
+                        "old_string": "brwn",
+                        "new_string": "brown",
+                    },
+                }
+            ],
+            [bash(f"cat {shlex.quote(_p(ctx, 'notes.txt'))}")],
+        ]
+    },
+)
+
+INTERRUPTED = Scenario(
+    name="interrupted",
+    description="`--time-limit 10` interrupts the run during a long command: Vibe stops it, "
+    "writes the export and exits 3",
+    args=("--time-limit", "10"),
+    exit_code=3,
+    files=_notes,
+    prompt=lambda ctx: "Run the long job.",
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt"))],
+            [bash("sleep 60; echo never")],
+        ]
+    },
+)
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -211,5 +310,9 @@ SCENARIOS: dict[str, Scenario] = {
         TYPESCRIPT,
         GUIDES,
         HOOK_DENIAL,
+        FILES_AND_TODOS,
+        ODD_OUTPUTS,
+        RESUMED,
+        INTERRUPTED,
     )
 }

@@ -24,7 +24,17 @@ QUALIFIED = {
     "edit": "file_system.search_replace",
     "bash": "file_system.bash",
     "wait": "self.wait",
+    "todo": "vibe.todo",
 }
+# The error a tool message carries for a call to a tool name Vibe does not have (no effect, no
+# hook), and for a call the run's interruption stopped (`--time-limit`, SIGTERM: the effect is
+# `cancelled`, and no post_tool hook fires).
+UNKNOWN_TOOL = "InvalidToolCall"
+INTERRUPTED = "Interrupted"
+# An over-long result: the store keeps an excerpt under this notice and the whole structured
+# output in the file the notice names.
+SAVED_NOTICE = "<system>The tool output is large."
+SAVED_UNDER = "saved to the file system under "
 # A skipped call never ran: a hook or the user said no (trail: refused).
 _STATUS = {"completed": "ok", "failed": "failed", "cancelled": "cancelled", "skipped": "refused"}
 
@@ -37,6 +47,17 @@ class ModelCall:
     lane: str
     ok: bool | None = None  # from the tool message's outcome; None when it never ran
     result: str | None = None  # the tool message's text
+    message: int = 0  # which assistant message of its lane made the call (0, 1, ...)
+
+    @property
+    def error_name(self) -> str | None:
+        try:
+            parsed = json.loads(self.result or "")
+        except ValueError:
+            return None
+        inner = parsed.get("result") if isinstance(parsed, dict) else None
+        error = inner.get("error") if isinstance(inner, dict) else None
+        return error.get("name") if isinstance(error, dict) else None
 
 
 @dataclass
@@ -63,6 +84,12 @@ class Truth:
     prompts: list[str] = field(default_factory=list)  # typed prompts of the main lane
     children: list[str] = field(default_factory=list)
     raw_text: str = ""  # every store file's text, for the secret check
+
+    def unknown_tool_calls(self) -> list[ModelCall]:
+        return [c for c in self.calls if c.error_name == UNKNOWN_TOOL]
+
+    def interrupted_calls(self) -> list[ModelCall]:
+        return [c for c in self.calls if c.error_name == INTERRUPTED]
 
     def model_calls_with_effects(self) -> list[ModelCall]:
         return [c for c in self.calls if c.name in QUALIFIED]
@@ -114,16 +141,20 @@ def _read(store: Path, lane: str, truth: Truth) -> None:
             texts[str(msg.get("tool_call_id"))] = "".join(
                 p.get("text", "") for p in msg.get("content") or []
             )
+    message = -1
     for entry in checkpoint:
         msg = entry.get("message") or {}
         if msg.get("role") != "assistant":
             continue
+        message += 1
         for part in msg.get("content") or []:
             if part.get("type") == "tool_call":
                 cid = str(part["id"])
                 ok = {"success": True, "failure": False}.get(outcome.get(cid, ""))
                 args = (part.get("arguments") or {}).get("value")
-                call = ModelCall(cid, str(part["name"]), args, lane, ok, texts.get(cid))
+                call = ModelCall(cid, str(part["name"]), args, lane, ok, texts.get(cid), message)
+                if call.error_name == INTERRUPTED:
+                    call.ok = None  # its effect is `cancelled`: stopped, neither ok nor failed
                 truth.calls.append(call)
     for entry in projection:
         typed = entry.get("type") == "message" and entry.get("source") == "turn_start"
@@ -145,6 +176,8 @@ def _read(store: Path, lane: str, truth: Truth) -> None:
             skipped.ok = None
             detail = {**detail, "toolName": QUALIFIED.get(skipped.name, skipped.name)}
         output = (state.get("output") or {}).get("structured_content")
+        if output is None:
+            output = _saved(state)
         child = detail.get("childSessionId")
         truth.effects.append(
             Effect(
@@ -159,6 +192,16 @@ def _read(store: Path, lane: str, truth: Truth) -> None:
         if child:
             truth.children.append(str(child))
             _read(store.parent / str(child), str(child), truth)
+
+
+def _saved(state: dict[str, Any]) -> Any:
+    """The whole structured output of an over-long result, from the file its notice names."""
+    for part in (state.get("output") or {}).get("content") or []:
+        text = part.get("text") if isinstance(part, dict) else None
+        if isinstance(text, str) and text.startswith(SAVED_NOTICE) and SAVED_UNDER in text:
+            named = text.split(SAVED_UNDER, 1)[1].split(".json", 1)[0] + ".json"
+            return _load(Path(named))
+    return None
 
 
 def derive(vibe_home: Path, session_id: str) -> Truth:
