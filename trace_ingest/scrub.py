@@ -117,6 +117,12 @@ class Scrubber:
         # (docs/scrubbing.md, "Prefilter engine"); the hook never does: it stays
         # standard-library only.
         self._automaton: Any = _automaton(self._keywords) if bulk else None
+        # hyperscan, where its wheel exists, does both bulk passes about 8x faster still
+        # (docs/scrubbing.md, "Prefilter engine"); the automaton stays as the fallback.
+        self._hs_rules = [idxs for k, idxs in self._keywords if k]
+        self._hs: Any = (
+            _hs_database([k for k, _ in self._keywords if k], single=True) if bulk else None
+        )
         self._always: tuple[int, ...] = tuple(kw.get("", ()))  # rules without keywords
         # Bulk scrubbing of JSON values: one prefilter pass over all of a value's strings
         # (``_flagged``), over every keyword and every key hint of ``_field_kind``; only when
@@ -127,6 +133,12 @@ class Scrubber:
             else None
         )
         self._ascii_keywords = all(k.isascii() for k in kw)
+        flag_words = tuple((k, ()) for k in (*kw, *_KEY_HINTS) if k)
+        self._hs_flag: Any = (
+            _hs_database([k for k, _ in flag_words], single=False)
+            if self._flagger is not None and self._ascii_keywords and not any("?" in k for k in kw)
+            else None
+        )
         self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
         self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
         self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
@@ -168,8 +180,14 @@ class Scrubber:
         hit: set[int] = set()
         if self._automaton is not None:
             hit.update(self._always)
-            for _, idxs in self._automaton.iter(low):
-                hit.update(idxs)
+            found = self._hs_hits(low) if self._hs is not None else None
+            if found is not None:
+                rules_of = self._hs_rules
+                for k in found:
+                    hit.update(rules_of[k])
+            else:
+                for _, idxs in self._automaton.iter(low):
+                    hit.update(idxs)
         else:
             for kw, idxs in self._kw_full:
                 if kw in low:
@@ -410,17 +428,26 @@ class Scrubber:
             low = "\n".join(lows)
             ends = list(accumulate([len(x) + 1 for x in lows]))
         hit: set[int] = set()
-        it = self._flagger.iter
-        pos = 0
-        n = len(low)
-        while pos < n:
-            for end, _ in it(low, pos):
-                i = bisect_right(ends, end)
-                hit.add(i)
-                pos = ends[i]  # the rest of this leaf needs no second look
-                break
-            else:
-                break
+        lasts = self._hs_lasts(low) if self._hs_flag is not None else None
+        if lasts is not None:
+            stop = -1
+            for last in lasts:
+                if last >= stop:
+                    i = bisect_right(ends, last)
+                    hit.add(i)
+                    stop = ends[i]  # the rest of this leaf needs no second look
+        else:
+            it = self._flagger.iter
+            pos = 0
+            n = len(low)
+            while pos < n:
+                for end, _ in it(low, pos):
+                    i = bisect_right(ends, end)
+                    hit.add(i)
+                    pos = ends[i]  # the rest of this leaf needs no second look
+                    break
+                else:
+                    break
         for mark in ("\\", "%"):
             pos = low.find(mark)
             while pos >= 0:
@@ -444,6 +471,36 @@ class Scrubber:
                 hit.add(i)
             pos = probe.find(_B64_PROBE, ends[i])
         return {leaves[i] for i in hit}
+
+    def _hs_hits(self, low: str) -> list[int] | None:
+        """Indexes into ``_hs_rules`` of the keywords ``low`` holds (each once), or None when
+        hyperscan could not scan (its scratch in use by another thread): then the automaton
+        runs. UTF-8 bytes: a keyword's bytes match exactly where the keyword occurs."""
+        found: list[int] = []
+        try:
+            self._hs.scan(
+                low.encode("utf-8", "surrogatepass"),
+                match_event_handler=lambda k, a, b, f, c: found.append(k),
+            )
+        except Exception:
+            return None
+        return found
+
+    def _hs_lasts(self, low: str) -> list[int] | None:
+        """The offset of the last character of every keyword and key-hint occurrence in
+        ``low``, ascending, or None (as ``_hs_hits``). Encoded with one ``?`` per non-ASCII
+        character, so offsets are character offsets; no keyword is non-ASCII or holds ``?``
+        (else this database is not built), so the occurrences are exactly those in ``low``."""
+        ends: list[int] = []
+        try:
+            self._hs_flag.scan(
+                low.encode("ascii", "replace"),
+                match_event_handler=lambda k, a, b, f, c: ends.append(b - 1),
+            )
+        except Exception:
+            return None
+        ends.sort()
+        return ends
 
     def _b64_live(self, text: str) -> bool:
         """Whether ``decoded_spans`` would rescan a base64 run of ``text``."""
@@ -801,6 +858,27 @@ def _automaton(keywords: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:
             auto.add_word(kw, idxs)
     auto.make_automaton()
     return auto
+
+
+def _hs_database(words: list[str], single: bool) -> Any:
+    """A hyperscan literal database over non-empty ``words`` (id = index in ``words``; with
+    ``single``, each reported once per scan), or None when hyperscan is missing (it has no
+    wheel for Linux on ARM: the automaton then runs, same results)."""
+    if not words:
+        return None
+    try:
+        import hyperscan  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    db = hyperscan.Database()
+    db.compile(
+        expressions=[k.encode("utf-8", "surrogatepass") for k in words],
+        ids=list(range(len(words))),
+        elements=len(words),
+        flags=[hyperscan.HS_FLAG_SINGLEMATCH if single else 0] * len(words),
+        literal=True,
+    )
+    return db
 
 
 def _field_secret(key: str, value: str) -> bool:

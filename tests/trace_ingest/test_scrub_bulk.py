@@ -7,6 +7,7 @@ import base64
 import glob
 import json
 import os
+import platform
 import random
 import sys
 import urllib.parse
@@ -22,11 +23,20 @@ from scrub_corpus import corpus
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "samples")
 
 
-@pytest.fixture
-def pair(tmp_path: Any) -> tuple[Scrubber, Scrubber]:
+# hyperscan is a dependency where it has a wheel (pyproject.toml); elsewhere the automaton runs
+HYPERSCAN = sys.platform == "darwin" or platform.machine() in ("x86_64", "AMD64")
+
+
+@pytest.fixture(params=["hyperscan", "ahocorasick"] if HYPERSCAN else ["ahocorasick"])
+def pair(tmp_path: Any, request: Any) -> tuple[Scrubber, Scrubber]:
+    """The hook's scrubber and a bulk one, with each bulk prefilter engine."""
     home = str(tmp_path / "home")
     hook, bulk = load_scrubber(home), load_scrubber(home, bulk=True)
-    assert hook._flagger is None and bulk._flagger is not None
+    assert hook._flagger is None and bulk._flagger is not None and hook._hs is None
+    if request.param == "hyperscan":
+        assert bulk._hs is not None and bulk._hs_flag is not None, "pip install hyperscan"
+    else:
+        bulk._hs = bulk._hs_flag = None
     return hook, bulk
 
 
