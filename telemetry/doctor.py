@@ -163,7 +163,14 @@ def _not_registered_elsewhere(report: Report) -> None:
 
 
 def _own_hook(descriptor: Harness, project_dir: str) -> bool:
-    """trail's exact entry for ``descriptor`` is in one of its settings files."""
+    """trail's exact entry for ``descriptor`` is in one of its settings files, as a command.
+
+    A registration whose events post to ``trail collect`` (``--transport http``) does not
+    count: a harness that runs ``descriptor``'s hooks as well (VS Code) documents command
+    hooks only, so it would record no more than the ``SessionStart`` command left there."""
+    from trace_ingest.collector_address import own_http
+
+    found = False
     for scope in descriptor.scopes:
         try:
             settings = read_settings(
@@ -172,9 +179,11 @@ def _own_hook(descriptor: Harness, project_dir: str) -> bool:
         except TrailError:
             continue
         for _, handler in descriptor.handlers(settings):
+            if own_http(handler, descriptor.id):
+                return False
             if own_executable(descriptor.command_of(handler), descriptor.id):
-                return True
-    return False
+                found = True
+    return found
 
 
 def own_entry_points() -> set[str]:

@@ -104,10 +104,13 @@ def test_doctor_says_whether_the_collector_answers(tmp_path: Path, trail_home: P
             )
             checks = json.loads(done.stdout)["checks"]
             (check,) = [c for c in checks if c["name"] == "claude-code: project collector"]
-            return {**check, "exit": done.returncode}
+            (vscode,) = [c for c in checks if c["name"] == "vscode: hook"]
+            return {**check, "exit": done.returncode, "vscode": vscode["detail"]}
 
         up = collector_check()
         assert up["ok"] is True and "trail collect answers" in str(up["detail"])
+        # VS Code runs .claude/settings.json's command hooks only: not "recorded through" it.
+        assert "recorded through" not in str(up["vscode"])
         assert running.stop()[0] == 0
         down = collector_check()
         assert down["ok"] is False and down["exit"] == 1
