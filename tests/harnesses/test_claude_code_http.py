@@ -3,8 +3,9 @@
 Each run drives the pinned Claude Code offline against the rig's fake model (tests/harnesses/
 rig.py), with trail's http hooks posting to a real ``trail collect`` process on 127.0.0.1
 (docs/collector.md). The process hook, run on the same script, is the reference for what the
-collector must record. When the collector is down or hangs, Claude Code must carry on: every
-tool call runs, ``claude -p`` exits 0, and nothing is blocked.
+collector must record. When the collector is down, hangs or answers an error, Claude Code must
+carry on: every tool call runs, ``claude -p`` exits 0, and nothing is blocked; a JSON decision
+would block (why the collector answers with an empty body).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +101,39 @@ def hung_server(port: int) -> Iterator[None]:
         listener.close()
 
 
+ANSWERS: dict[str, tuple[int, bytes]] = {
+    "500": (500, b"internal error"),
+    "html": (200, b"<html>not json</html>"),
+    "block": (200, b'{"decision": "block", "reason": "a collector must never say this"}'),
+}
+
+
+@contextmanager
+def answering_server(port: int, status: int, body: bytes) -> Iterator[None]:
+    """A misbehaving collector: every POST gets ``status`` and ``body``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def drive(claude: Path, root: Path, transport: str, mode: str = "up") -> dict[str, Any]:
     paths = RunPaths(root)
     for d in (paths.home, paths.tmp, paths.project, paths.trail_home):
@@ -122,6 +157,9 @@ def drive(claude: Path, root: Path, transport: str, mode: str = "up") -> dict[st
             settled(pid, paths)  # the process hooks are async: let them finish
         elif mode == "hung":
             with hung_server(port):
+                _, code, _ = go()
+        elif mode in ANSWERS:
+            with answering_server(port, *ANSWERS[mode]):
                 _, code, _ = go()
         else:
             with collector(paths, port):
@@ -185,3 +223,21 @@ def _raw(paths: RunPaths) -> list[dict[str, Any]]:
     for trace in paths.trail_home.glob("sessions/claude-code/*/trace.jsonl"):
         events += [json.loads(x) for x in trace.read_text().splitlines()]
     return events
+
+
+def test_an_error_answer_is_a_non_blocking_error(claude_binary: Path, tmp_path: Path) -> None:
+    """A collector answering 500, or 200 with a body that is not JSON: every tool still runs."""
+    for mode, said in (("500", "HTTP 500 from"), ("html", "must return JSON")):
+        run = drive(claude_binary, tmp_path / mode, "http", mode)
+        assert run["code"] == 0 and len(run["results"]) == CALLS, mode
+        assert not any(r.get("is_error") for r in run["results"]), mode
+        assert said in run["stderr"], mode
+
+
+def test_a_json_decision_would_block_which_is_why_the_collector_answers_empty(
+    claude_binary: Path, tmp_path: Path
+) -> None:
+    """The fact behind the collector's empty 204: a JSON body is a hook decision, and
+    ``{"decision": "block"}`` stops the prompt before any tool runs."""
+    run = drive(claude_binary, tmp_path / "block", "http", "block")
+    assert run["code"] == 0 and run["results"] == []
