@@ -47,7 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]' --config-settings editable_mode=compat \
 	  || $(BIN)/python -m pip install --quiet -e '.[bench]'
 	status=0; \
-	for script in hook_latency sync_throughput scrub score_throughput score_reference dashboard export; do \
+	for script in hook_latency collector_latency sync_throughput scrub score_throughput score_reference dashboard export; do \
 	  $(BIN)/python bench/$$script.py || status=1; \
 	done; exit $$status
 
