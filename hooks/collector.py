@@ -38,6 +38,7 @@ import os
 import queue
 import signal
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -164,8 +165,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(204)
 
     def _body(self, size: int) -> bytes:
-        """The body, or only its head when it is past the collector's bound (the rest is read
-        and dropped, so the connection stays usable; every read has the socket timeout)."""
+        """The body, or only its head when it is past the collector's bound. The rest is read
+        and dropped so the client gets its answer, but no more than the hook drains of stdin
+        (``entry.MAX_DRAIN_BYTES`` in ``entry.MAX_DRAIN_SECONDS``); every read has the socket
+        timeout, and the connection is closed after the answer either way."""
         limit = self.server.max_body
         if size <= limit:
             body = self.rfile.read(size)
@@ -173,8 +176,9 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ConnectionError("body shorter than its Content-Length")
             return body
         head = self.rfile.read(HEAD_BYTES)
-        left = size - len(head)
-        while left > 0:
+        left = min(size, entry.MAX_DRAIN_BYTES) - len(head)
+        deadline = time.monotonic() + entry.MAX_DRAIN_SECONDS
+        while left > 0 and time.monotonic() < deadline:
             chunk = self.rfile.read(min(left, 1 << 20))
             if not chunk:
                 raise ConnectionError("body shorter than its Content-Length")
