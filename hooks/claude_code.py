@@ -156,6 +156,11 @@ def _fill_notification(ev: Event, rest: dict[str, Any]) -> None:
 
 def _fill_stop(ev: Event, rest: dict[str, Any]) -> None:
     ev["text"] = _str(rest.pop("last_assistant_message", None))
+    if ev.get("hook_event") == "SubagentStop" and ev.get("agent_type") == "":
+        # 2.1.328's compactor runs as an agent that fires SubagentStop with agent_type "" and
+        # no SubagentStart (rig scenario compacted, docs/testing.md); a user's subagent always
+        # has its type. The harness's own agent: not a subagent of the session.
+        ev["internal"] = "untyped"
     if ev.get("hook_event") == "StopFailure":
         ev["ok"] = False
         ev["error"] = _str(rest.pop("error", None))

@@ -324,6 +324,23 @@ def test_subagent_linkage() -> None:
     assert stop["text"] == "done"
 
 
+def test_the_compactors_untyped_subagent_stop_is_internal() -> None:
+    """2.1.328's compactor fires SubagentStop with agent_type "" and no SubagentStart (rig
+    scenario compacted): the harness's own agent, not one of the session's subagents."""
+    stop = _one(
+        {
+            "hook_event_name": "SubagentStop",
+            "agent_id": "aade70a0527258e46",
+            "agent_type": "",
+            "last_assistant_message": "<analysis>…</analysis><summary>…</summary>",
+        }
+    )
+    assert (stop["kind"], stop["internal"]) == ("subagent_stop", "untyped")
+    assert validate(stop) == []
+    typed = _one({"hook_event_name": "SubagentStop", "agent_id": "a1", "agent_type": "Explore"})
+    assert "internal" not in typed
+
+
 def test_stop_and_stop_failure() -> None:
     stop = _one({"hook_event_name": "Stop", "last_assistant_message": "bye"})
     fail = _one({"hook_event_name": "StopFailure", "error": "rate_limit"})
