@@ -16,6 +16,8 @@ one past the highest step found in the request's assistant messages. Retries and
 split or merge the assistant's blocks therefore replay the right step.
 
 Requests without tools (title generation and other side queries) get ``"Fake title"``. The
+compactor's request (tools offered, last user text ``CRITICAL: Respond with TEXT ONLY…``) gets
+a summary and plays no step. The
 other endpoints Claude Code may probe (``count_tokens``, ``models``, anything else) get a
 plausible small answer. Every request is logged (method, path, headers minus the API key, body).
 """
@@ -68,6 +70,27 @@ def tool_use_ids(messages: list[Any]) -> set[str]:
     return {i for i in _tool_use_blocks(messages) if _ID.match(i)}
 
 
+# What 2.1.328's compactor puts in its request's last user text (docs/testing.md, compaction).
+COMPACT_ASK = "CRITICAL: Respond with TEXT ONLY"
+COMPACT_SUMMARY = (
+    "<analysis>The user asked to look at the notes.</analysis>\n"
+    "<summary>1. Primary Request: look at the notes. 2. Done: read notes.txt.</summary>"
+)
+
+
+def last_user_text(messages: list[Any]) -> str:
+    """Text of the last user message (a string, or its ``text`` parts)."""
+    for msg in reversed(messages):
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            content = msg.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+            return ""
+    return ""
+
+
 def _sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
@@ -83,6 +106,10 @@ class FakeAnthropic(ScriptedModel):
         messages: list[Any] = raw if isinstance(raw, list) else []
         if not body.get("tools"):
             return [{"type": "text", "text": SIDE_TEXT}], "end_turn", {"role": "side"}
+        if COMPACT_ASK in last_user_text(messages):
+            # Claude Code's compactor: its request offers tools but asks for text only. A
+            # summary, and no step played (the conversation goes on where it was).
+            return [{"type": "text", "text": COMPACT_SUMMARY}], "end_turn", {"role": "compactor"}
         number, role = self.conversation(first_user_text(messages))
         step_no = played_steps(messages)
         self.saw_executed(tool_use_ids(messages))

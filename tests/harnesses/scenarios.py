@@ -411,6 +411,24 @@ RESUMED = Scenario(
     },
 )
 
+# -- a compaction: `/compact` typed in a resumed session --------------------------------------
+
+COMPACTED = Scenario(
+    name="compacted",
+    description="a Read and a Bash, then `claude --resume <id> -p /compact`: the compactor's "
+    "request gets a summary, PreCompact and PostCompact fire, the transcript marks the boundary",
+    files=lambda ctx: {"notes.txt": "The quick brwn fox.\nSecond line.\n"},
+    prompt=lambda ctx: "Look at the notes.",
+    resumed=lambda ctx: ["/compact"],
+    script=lambda ctx: {
+        "main": [
+            [read(_p(ctx, "notes.txt"))],
+            [bash(f"wc -l {shlex.quote(_p(ctx, 'notes.txt'))}", "count")],
+            {"text": "The notes have a typo.", "end_turn": True},
+        ]
+    },
+)
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -427,5 +445,6 @@ SCENARIOS: dict[str, Scenario] = {
         TOOLS_TOUR,
         ODD_OUTPUTS,
         RESUMED,
+        COMPACTED,
     )
 }

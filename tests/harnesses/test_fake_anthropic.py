@@ -99,6 +99,19 @@ def test_streams_parallel_calls_then_finishes(tmp_path: Path) -> None:
     assert [e["think"]["settled"] for e in logged if "think" in e] == [False]
 
 
+def test_the_compactors_request_gets_a_summary_and_plays_no_step() -> None:
+    script = {"main": [[{"name": "Bash", "input": {"command": "a"}}]], "child": []}
+    with FakeAnthropic(script) as fake:
+        url = fake.base_url + "/v1/messages"
+        ask = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.\n\nSummarise."
+        compact = [{"role": "user", "content": "go"}, {"role": "user", "content": ask}]
+        blocks, stop = _assemble(_sse(_post(url, _request(compact))[1]))
+        assert stop == "end_turn" and "<summary>" in blocks[0]["text"]
+        # The conversation's first step is still to play.
+        first, _ = _assemble(_sse(_post(url, _request(compact[:1]))[1]))
+        assert [b["name"] for b in first] == ["Bash"]
+
+
 def test_children_get_the_child_script_and_side_queries_a_title() -> None:
     script = {
         "main": [[{"name": "Agent", "input": {"prompt": "child"}}]],

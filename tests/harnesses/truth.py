@@ -58,6 +58,8 @@ class Truth:
     skills: list[str] = field(default_factory=list)  # Skill calls' skill names
     hook_errors: list[Any] = field(default_factory=list)  # stop_hook_summary hookErrors
     hook_commands: list[str] = field(default_factory=list)
+    # compact_boundary lines' compactMetadata (trigger manual/auto), main transcript
+    compactions: list[dict[str, Any]] = field(default_factory=list)
 
     def lanes(self) -> dict[str, list[Call]]:
         out: dict[str, list[Call]] = {}
@@ -132,6 +134,9 @@ def _read_lane(path: Path, lane: str, truth: Truth, seen: dict[str, Call]) -> No
                 listed = att.get("files")
                 files: list[Any] = listed if isinstance(listed, list) else [att]
                 truth.guides += [str(f.get("path")) for f in files if isinstance(f, dict)]
+        elif kind == "system" and line.get("subtype") == "compact_boundary" and lane == MAIN:
+            meta = line.get("compactMetadata")
+            truth.compactions.append(meta if isinstance(meta, dict) else {})
         elif kind == "system" and line.get("subtype") == "stop_hook_summary":
             truth.hook_errors += list(line.get("hookErrors") or [])
             truth.hook_commands += [str(h.get("command")) for h in line.get("hookInfos") or []]
