@@ -719,9 +719,10 @@ HELDOUT_PROVENANCE = [
     "none of it is committed: a fake token (a random-looking string of a vendor's documented "
     "shape) and a vendor name are facts about a format, not trufflehog's expression. Its "
     "inputs as written (log lines, XML, JSON around the tokens) and its 'invalid pattern' "
-    "inputs are used only locally: `python tools/scrub_heldout.py --full GITLEAKS TRUFFLEHOG…` "
-    "writes `scrub_heldout.full.dat` (git-ignored) from fetched mirrors, and "
-    "`python bench/scrub.py --heldout-full` measures on it. The committed corpus tries a "
+    "inputs are used only locally: `python tools/scrub_heldout.py --full GITLEAKS "
+    "DETECT_SECRETS TRUFFLEHOG NOSEYPARKER` (git directories) writes `scrub_heldout.full.dat` "
+    "(git-ignored) from fetched mirrors, and `python bench/scrub.py --heldout-only "
+    "--heldout-full` measures on it. The committed corpus tries a "
     "trufflehog token in the token forms only (export, neutral, bare).",
     "",
     "Whether a positive's token is self-identifying is read from the source project's own rule "
