@@ -114,6 +114,23 @@ def test_sidekiq_credentials_in_any_syntax(scrubber: Scrubber) -> None:
         gone(scrubber, template.replace("{n}", name).replace("{s}", cred), cred)
 
 
+def test_azure_openai_keys_under_openai_key_names(scrubber: Scrubber) -> None:
+    for template in (
+        "os.environ[\"OPENAI_API_KEY\"] = '{k}'",
+        '"AZURE_OPENAI_KEY": "{k}"',
+        "azure_openai_api_key: {k}",
+        'AzureOpenAIKey = "{k}"',
+    ):
+        key = r(HEX, 32)
+        gone(scrubber, template.replace("{k}", key), key)
+    for text in (  # other names and bare hex keep their hash
+        f'openai_key_sha = "{r(HEX, 32)}"',
+        f'"openai_key_id": "{r(HEX, 32)}"',
+        f"commit {r(HEX, 32)} (openai client)",
+    ):
+        kept(scrubber, text)
+
+
 def test_recall_near_misses_are_kept(scrubber: Scrubber) -> None:
     for text in (
         # a Cloudflare-like head whose tail is no hex checksum, or too short
