@@ -306,7 +306,8 @@ TOOLS_TOUR = Scenario(
     name="tools_tour",
     description="Write a new file (spaces, unicode in its name) and Read it back; an Edit whose "
     "old_string is not there; Glob + Grep in one message; a notebook read and NotebookEdit; a "
-    "WebFetch that cannot connect; a unicode-heavy prompt",
+    "WebFetch that cannot connect; a ~390 KB output, non-UTF-8 bytes, exit 1 with stderr; a "
+    "call to a tool that does not exist; a unicode-heavy prompt",
     allowed_tools=ALL_TOOLS,
     patch_settings=_no_fetch_preflight,
     files=lambda ctx: {"nb.ipynb": NOTEBOOK, "notes.txt": "The quick brwn fox.\n"},
@@ -357,22 +358,6 @@ TOOLS_TOUR = Scenario(
                     "input": {"url": "http://127.0.0.1:9/nothing", "prompt": "Summarise it"},
                 }
             ],
-        ]
-    },
-)
-
-# -- outputs a recorder must survive, and a tool that does not exist ---------------------------
-
-ODD_OUTPUTS = Scenario(
-    name="odd_outputs",
-    description="a ~390 KB command output, non-UTF-8 bytes in an output, a command exiting 1 "
-    "with stderr, and a call to a tool name Claude Code does not have",
-    # A rejected call fires no hook, so the fake's wait for every call's hooks never ends
-    # early: keep it short (the hooks of the calls that ran take 0-0.1 s).
-    final_delay=2.0,
-    prompt=lambda ctx: "Run the noisy checks.",
-    script=lambda ctx: {
-        "main": [
             [bash("seq 1 70000", "long output")],
             [bash(r"printf 'caf\xe9 \xff\xfe raw\n'", "latin-1 bytes")],
             [bash("echo to-stdout; echo broken-thing >&2; exit 1", "fails with stderr")],
@@ -443,7 +428,6 @@ SCENARIOS: dict[str, Scenario] = {
         PERMISSION_REFUSAL,
         FAILING_SIBLINGS,
         TOOLS_TOUR,
-        ODD_OUTPUTS,
         RESUMED,
         COMPACTED,
     )

@@ -172,6 +172,40 @@ SUBAGENT = CopilotScenario(
     },
 )
 
+# -- two subagents in parallel, one with a failing tool ------------------------------------------
+
+
+def _task(name: str, prompt: str) -> dict[str, Any]:
+    return {
+        "name": "task",
+        "input": {
+            "name": name,
+            "description": f"{name} check",
+            "prompt": prompt,
+            "agent_type": "task",
+            "mode": "sync",
+        },
+    }
+
+
+PARALLEL_SUBAGENTS = CopilotScenario(
+    name="parallel_subagents",
+    description="two sync task subagents launched in one message; each child runs a view of a "
+    "missing file (a failure) and a bash; then the main agent goes on",
+    subagents=2,
+    prompt=lambda ctx: "Ask two helpers to check the build.",
+    script=lambda ctx: {
+        "main": [
+            [
+                _task("alpha", "Child alpha: check the build."),
+                _task("beta", "Child beta: check the tests."),
+            ],
+            [bash("echo main-after", "after")],
+        ],
+        "child": [[view(_p(ctx, "missing.txt")), bash("echo child-ok", "child")]],
+    },
+)
+
 # -- the model fails mid-session ---------------------------------------------------------------
 
 MODEL_ERROR = CopilotScenario(
@@ -352,6 +386,7 @@ SCENARIOS: dict[str, CopilotScenario] = {
         SECRET_IN_COMMAND,
         PARALLEL_CALLS,
         SUBAGENT,
+        PARALLEL_SUBAGENTS,
         MODEL_ERROR,
         FILES_AND_SEARCH,
         ODD_OUTPUTS,

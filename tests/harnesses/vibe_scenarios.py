@@ -207,11 +207,12 @@ TODOS = [
     {"id": "2", "content": "Vérifier 日本語", "status": "in_progress"},
 ]
 
-FILES_AND_TODOS = Scenario(
-    name="files_and_todos",
-    description="write a new file (spaces, unicode in its name) and read it back, an edit whose "
-    "old_string is not there (a failure), the todo tool, a folder listing, a command exiting 1 "
-    "with stderr; a unicode-heavy prompt",
+TOOLS_TOUR = Scenario(
+    name="tools_tour",
+    description="a unicode-heavy prompt; write a new file (spaces, unicode in its name) and read "
+    "it back, an edit whose old_string is not there (a failure), the todo tool, a folder "
+    "listing, a command exiting 1 with stderr; a ~480 KB command output, non-UTF-8 bytes, a "
+    "command past its timeout_seconds, and a call to a tool name Vibe does not have",
     files=lambda ctx: {"docs/keep.md": "# Keep\n"},
     prompt=lambda ctx: UNICODE_PROMPT,
     script=lambda ctx: {
@@ -236,18 +237,6 @@ FILES_AND_TODOS = Scenario(
             [{"name": "todo", "input": {"action": "write", "todos": TODOS}}],
             [bash(f"ls -la {shlex.quote(_p(ctx, 'docs'))}")],
             [bash("echo to-stdout; echo broken-thing >&2; exit 1")],
-        ]
-    },
-)
-
-ODD_OUTPUTS = Scenario(
-    name="odd_outputs",
-    description="a ~390 KB command output, non-UTF-8 bytes in an output, a command past its "
-    "timeout_seconds, and a call to a tool name Vibe does not have",
-    files=_notes,
-    prompt=lambda ctx: "Run the noisy checks.",
-    script=lambda ctx: {
-        "main": [
             [bash("seq 1 70000")],
             [bash(r"printf 'caf\xe9 \xff\xfe raw\n'")],
             [{"name": "bash", "input": {"command": "sleep 5; echo late", "timeout_seconds": 1}}],
@@ -310,8 +299,7 @@ SCENARIOS: dict[str, Scenario] = {
         TYPESCRIPT,
         GUIDES,
         HOOK_DENIAL,
-        FILES_AND_TODOS,
-        ODD_OUTPUTS,
+        TOOLS_TOUR,
         RESUMED,
         INTERRUPTED,
     )

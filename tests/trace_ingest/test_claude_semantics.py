@@ -407,7 +407,7 @@ def test_result_status_of_cancellations_and_refusals(
 @pytest.mark.parametrize(
     ("text", "blind"),
     [
-        # 2.1.328 (rig tools_tour, odd_outputs): rejected before running, no hook at all.
+        # 2.1.328 (rig tools_tour): rejected before running, no hook at all.
         ("<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>", True),
         ("<tool_use_error>Error: No such tool available: frobnicate</tool_use_error>", True),
         # Ran and failed (rig parallel_and_failure): PreToolUse and PostToolUseFailure fired.

@@ -123,7 +123,7 @@ def _text_of(content: Any) -> str | None:
 
 
 # A call Claude Code rejects before running it answers `<tool_use_error>…</tool_use_error>`, and
-# no hook fires for it, not even PreToolUse (2.1.328, rig scenarios tools_tour and odd_outputs:
+# no hook fires for it, not even PreToolUse (2.1.328, rig scenario tools_tour:
 # an Edit whose old_string is not in the file, a made-up tool name; docs/testing.md). Errors of a
 # call that ran (a missing file's Read, a failing Bash) are not wrapped, and their hooks fire.
 HOOKS_BLIND_REJECTED = "Claude Code rejected the call before running it: no hook fires"
