@@ -118,8 +118,10 @@ _SPAWN = (
 
 SUBAGENT = Scenario(
     name="subagent",
-    description="A subagent spawned from run_typescript (its calls fire no hook), then a wait",
+    description="A subagent spawned from run_typescript (its calls fire no hook: a failing "
+    "read beside a read, a shell exiting 2), then a wait",
     subagents=1,
+    files=_notes,
     prompt=lambda ctx: "Ask a helper to check the build.",
     script=lambda ctx: {
         "main": [
@@ -127,7 +129,11 @@ SUBAGENT = Scenario(
             [{"name": "wait", "input": {"timeout_ms": 1000}}],
             [bash("echo main-after-helper")],
         ],
-        "child": [[bash("echo child-ok")]],
+        # The child's tools fire no hook: the importer fills them in, failures included.
+        "child": [
+            [read(_p(ctx, "missing.txt")), read(_p(ctx, "notes.txt"))],
+            [bash("echo child-ok; exit 2")],
+        ],
     },
 )
 
