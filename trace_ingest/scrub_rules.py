@@ -24,12 +24,19 @@ Span = tuple[int, int]
 class _Lazy:
     """A regex compiled on first use (a cold hook process pays only for what it uses)."""
 
-    __slots__ = ("_rx", "flags", "pattern")
+    __slots__ = ("_prefixes", "_rx", "flags", "pattern")
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern
         self.flags = flags
         self._rx: re.Pattern[str] | None = None
+        self._prefixes: tuple[str, ...] | None = None
+
+    def prefixes(self) -> tuple[str, ...]:
+        """``literal_prefixes`` of the pattern (empty when it has none), worked out once."""
+        if self._prefixes is None:
+            self._prefixes = literal_prefixes(self.pattern) or ()
+        return self._prefixes
 
     def __call__(self) -> re.Pattern[str]:
         rx = self._rx
@@ -262,6 +269,7 @@ class Rule:
     """One detection rule. ``pattern`` or ``finder`` produces spans; filters judge them."""
 
     __slots__ = (
+        "_prefixes",
         "_rx",
         "_rx_i",
         "anchor",
@@ -321,6 +329,7 @@ class Rule:
         self.flags = flags
         self._rx: re.Pattern[str] | None = None
         self._rx_i: re.Pattern[str] | None = None
+        self._prefixes: tuple[str, ...] | None = None  # None: not worked out yet; (): none
 
     def rx(self, ignorecase: bool = False) -> re.Pattern[str]:
         if ignorecase:
@@ -345,7 +354,7 @@ class Rule:
         if self.anchor:
             yield from self._anchored(subject, rx)
             return
-        for m in rx.finditer(subject):
+        for m in self._matches(rx, subject):
             start, end = m.span(self.group)
             if start < 0:
                 continue
@@ -356,6 +365,25 @@ class Rule:
             if self.rb and end < len(text) and text[end] in self.rb:
                 continue
             yield start, end
+
+    def _matches(self, rx: re.Pattern[str], subject: str) -> Iterator[re.Match[str]]:
+        """``rx.finditer(subject)``, the same matches. When every match of the pattern starts
+        with one of a few literal prefixes (``literal_prefixes``), the pattern is tried only
+        where one occurs (``str.find``, C speed) instead of at every position: a pattern that
+        opens with an alternation (``(?:sq0atp-|EAAA)``) would otherwise enter the matcher at
+        every ``s`` and ``E``."""
+        prefixes = self._prefixes
+        if prefixes is None:
+            found = (
+                None
+                if self.flags & (_regex.IGNORECASE | _VERBOSE)
+                else literal_prefixes(self.pattern)
+            )
+            prefixes = self._prefixes = found or ()
+        if not prefixes or rx.flags & (_regex.IGNORECASE | _VERBOSE):
+            yield from rx.finditer(subject)
+            return
+        yield from _prefixed_matches(rx, subject, prefixes)
 
     def _glued(self, text: str, m: re.Match[str]) -> bool:
         """A match with a word character right before it: a token glued after ``_``, a
@@ -400,6 +428,176 @@ class Rule:
         if self.context:
             return not _placeholder(value)
         return True
+
+
+_VERBOSE = 64  # re.VERBOSE: whitespace in the pattern is not literal
+_META = frozenset(".^$*+?{}[]\\|()")
+# escaped characters that stand for themselves (not \\d, \\b, \\w, ...)
+_ESCAPED_LITERAL = frozenset(".^$*+?{}[]\\|()-_/~=:#@!%&,;<>'\" ")
+
+
+def literal_prefixes(pattern: str) -> tuple[str, ...] | None:
+    """Literal strings of 3 or more characters, one of which every match of ``pattern``
+    starts with; None when the pattern is not of the shapes read here: alternatives that
+    each start with literal characters or with a group (capturing or ``(?:``, not optional)
+    of such alternatives. No ``re`` import: this runs on the hook path too. A test checks
+    the answer against ``re``'s own parser for every built-in pattern."""
+    found = _prefixes_of(pattern)
+    if not found or any(len(p) < 3 for p in found):
+        return None
+    unique = list(dict.fromkeys(found))
+    # "pass" covers "passw": searching both would try the pattern twice at one place
+    return tuple(p for p in unique if not any(q != p and p.startswith(q) for q in unique))
+
+
+def _prefixes_of(pattern: str) -> list[str] | None:
+    alts = _top_alternatives(pattern)
+    if alts is None:
+        return None
+    out: list[str] = []
+    for alt in alts:
+        if alt.startswith("(?:") or (alt.startswith("(") and not alt.startswith("(?")):
+            end = _group_end(alt, 0)
+            if end is None or alt[end + 1 : end + 2] in ("?", "*", "{"):
+                return None  # an optional group: a match may start after it
+            inner = _prefixes_of(alt[3 if alt.startswith("(?:") else 1 : end])
+            if inner is None:
+                return None
+            out += inner
+        else:
+            head = _literal_head(alt)
+            if not head:
+                return None
+            out.append(head)
+    return out
+
+
+def prefixed_finditer(lazy: _Lazy, subject: str) -> Iterator[re.Match[str]]:
+    """``lazy().finditer(subject)`` for a finder's own regex, tried only where one of its
+    literal prefixes occurs (as ``Rule._matches`` does for a rule's pattern)."""
+    rx = lazy()
+    prefixes = lazy.prefixes()
+    if not prefixes or rx.flags & (_regex.IGNORECASE | _VERBOSE):
+        return rx.finditer(subject)
+    return _prefixed_matches(rx, subject, prefixes)
+
+
+def _prefixed_matches(
+    rx: re.Pattern[str], subject: str, prefixes: tuple[str, ...]
+) -> Iterator[re.Match[str]]:
+    """The matches of ``rx.finditer(subject)``, given that each starts with one of
+    ``prefixes``: the pattern is tried only where one occurs (``str.find``, C speed).
+    ``rx.match(subject, i)`` sees the whole string (lookbehinds, boundaries), exactly as the
+    search's attempt at ``i`` does."""
+    starts: list[int] = []
+    for prefix in prefixes:
+        i = subject.find(prefix)
+        while i >= 0:
+            starts.append(i)
+            i = subject.find(prefix, i + 1)
+    if len(prefixes) > 1:
+        starts.sort()
+    pos = 0
+    match = rx.match
+    for i in starts:
+        if i < pos:
+            continue
+        m = match(subject, i)
+        if m is not None:
+            yield m
+            pos = max(m.end(), i + 1)
+
+
+def _group_end(pattern: str, start: int) -> int | None:
+    """The index of the ``)`` closing the group opened at ``start``."""
+    depth = 0
+    i = start
+    in_class = False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1  # a leading ] is a member
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _top_alternatives(pattern: str) -> list[str] | None:
+    """``pattern`` split at its top-level ``|`` (outside groups and classes); None when it
+    is not well formed as far as this reading goes."""
+    alts: list[str] = []
+    depth = 0
+    last = 0
+    i = 0
+    in_class = False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "|" and depth == 0:
+            alts.append(pattern[last:i])
+            last = i + 1
+        i += 1
+    if depth or in_class:
+        return None
+    alts.append(pattern[last:])
+    return alts
+
+
+def _literal_head(alt: str) -> str:
+    """The literal characters ``alt`` must start with (a character followed by ``?``, ``*``
+    or ``{`` is not required; one followed by ``+`` is, once)."""
+    out: list[str] = []
+    i = 0
+    while i < len(alt):
+        c = alt[i]
+        if c == "\\":
+            nxt = alt[i + 1 : i + 2]
+            if not nxt or nxt not in _ESCAPED_LITERAL:
+                break
+            step = 2
+        elif c in _META:
+            break
+        else:
+            nxt = c
+            step = 1
+        after = alt[i + step : i + step + 1]
+        if after in ("?", "*", "{"):
+            break
+        out.append(nxt)
+        if after == "+":
+            break
+        i += step
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- custom finders
@@ -1479,7 +1677,7 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
     inside JSON text). Unlike ``generic-assignment`` an all-letter value counts: a quoted
     literal is not a code identifier, and human passwords are often plain words."""
     subject = low if len(low) == len(text) else text.lower()
-    for m in _QUOTED_PW().finditer(subject):
+    for m in prefixed_finditer(_QUOTED_PW, subject):
         name = m.group(1)
         if name not in _PW_NAMES_OK and any(x in name for x in _PW_EXCLUDE):
             continue  # password_file, secret_name, pwd_hint, SecretArn: about a secret

@@ -141,3 +141,91 @@ def test_base64_runs_are_the_regex_runs() -> None:
         assert list(_b64_runs(text)) == want, text
         found += len(want)
     assert found > 1000
+
+
+def _heads(items: Any) -> list[str] | None:
+    """The literal text each alternative of a parsed pattern must start with (``re``'s own
+    parser: the reference for ``literal_prefixes``); None where unknown."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    head = ""
+    i = 0
+    while i < len(items) and items[i][0] is c.LITERAL:
+        head += chr(items[i][1])
+        i += 1
+    rest: list[str] | None = None
+    if i < len(items):
+        op, av = items[i]
+        if op is c.BRANCH:
+            rest = []
+            for alt in av[1]:
+                sub = _heads(list(alt))
+                if sub is None:
+                    rest = None
+                    break
+                rest += sub
+        elif op is c.SUBPATTERN and not av[1] and not av[2]:
+            rest = _heads(list(av[3]))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
+            rest = _heads(list(av[2]))
+    if rest is None:
+        return [head] if head else None
+    return [head + r for r in rest]
+
+
+def test_literal_prefixes_agree_with_re() -> None:
+    """Every match of a rule's pattern starts with one of the prefixes ``Rule._matches``
+    searches for (checked with ``re``'s parser), and the rules that have them match as
+    ``finditer`` does on text full of near-prefixes."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    from trace_ingest import scrub_rules
+    from trace_ingest.scrub_rules import builtin_rules, literal_prefixes
+
+    patterns = [(r.id, r.pattern, r.flags) for r in builtin_rules() if r.pattern and not r.finder]
+    patterns += [  # the finders' own regexes (prefixed_finditer)
+        (name, v.pattern, v.flags)
+        for name, v in vars(scrub_rules).items()
+        if isinstance(v, scrub_rules._Lazy)
+    ]
+    checked = 0
+    for name, pattern, flags in patterns:
+        claimed = literal_prefixes(pattern)
+        if claimed is None:
+            continue
+        heads = _heads(list(_parser.parse(pattern, flags)))
+        assert heads is not None, name
+        assert all(any(h.startswith(p) for p in claimed) for h in heads), (name, claimed)
+        checked += 1
+    assert checked > 50
+    for pattern, want in [
+        ("(?:sq0atp-[A-Z]{3}|EAAA[a-z]+)", ("sq0atp-", "EAAA")),
+        (r"ab\-c[0-9]", ("ab-c",)),
+        ("(?:abc)?def", None),
+        ("abc|de", None),
+        ("ab?cd", None),
+        (r"\bxyz", None),
+        ("(?i:abc)", None),
+        ("aaa+b", ("aaa",)),
+        ("((?:pass|user)_?x|pwd)y", ("pass", "user", "pwd")),
+        ("(?:passw|pass)d", ("pass",)),
+        ("(?P<n>abc)", None),
+        ("(?=abc)abc", None),
+        ("(?:abc){0,2}x", None),
+    ]:
+        assert literal_prefixes(pattern) == want, pattern
+
+
+def test_prefixed_matching_is_finditer() -> None:
+    import re as std_re
+
+    from trace_ingest.scrub_rules import Rule
+
+    rng = random.Random(3)
+    for pattern in [r"(?:ab[0-9]{2}|abc)x?", r"xy[a-z]{0,3}+", r"(?:aaa|aab)a*", r"a\.b(?=c)"]:
+        rule = Rule("t", ("a",), pattern)
+        rx = std_re.compile(pattern)
+        for _ in range(300):
+            text = "".join(rng.choice("abcxy0.1 ") for _ in range(rng.randrange(60)))
+            want = [m.span() for m in rx.finditer(text)]
+            assert [m.span() for m in rule._matches(rx, text)] == want, (pattern, text)
