@@ -77,7 +77,6 @@ def finish(event: Mapping[str, Any], scrubber: Scrubber, limit: int) -> dict[str
 
     Raises whatever the scrubber raises: the caller must then write no part of the event.
     """
-    cuts: dict[str, int] = {}
     body = {k: v for k, v in event.items() if k not in ("v", "id")}
     short = all(k in FIXED or within(v, limit) for k, v in body.items())
     if short:
@@ -85,8 +84,17 @@ def finish(event: Mapping[str, Any], scrubber: Scrubber, limit: int) -> dict[str
     else:
         bounded = {k: v if k in FIXED else bound(v, limit + SCRUB_MARGIN) for k, v in body.items()}
     clean, counts = scrubber.scrub_value(bounded)
+    return assemble(event, clean, counts, short, limit)
+
+
+def assemble(
+    event: Mapping[str, Any], clean: Any, counts: dict[str, int], short: bool, limit: int
+) -> dict[str, Any]:
+    """The finished event from the scrubbed body ``clean`` (``finish``'s second half): cut
+    to ``limit`` unless ``short`` (every string was within it) and nothing was redacted."""
     if not isinstance(clean, dict):  # pragma: no cover - the scrubber keeps shapes
         raise TypeError("the scrubber changed the event's shape")
+    cuts: dict[str, int] = {}
     out: dict[str, Any] = {"v": event["v"], "id": event["id"]}
     if short and not counts:  # unchanged by the scrubber, so still within the limit
         out.update(clean)

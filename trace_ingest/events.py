@@ -103,11 +103,17 @@ def now_iso(ns: int | None = None) -> str:
 
 def event_id(*parts: object) -> str:
     """Deterministic id from the facts that identify an event within its source."""
-    h = blake2b(digest_size=16)
+    texts: list[str] = []
     for part in parts:
-        h.update(fastjson.dumps(part, default=str, sort_keys=True).encode("utf-8", "surrogatepass"))
-        h.update(b"\x1f")
-    return h.hexdigest()
+        kind = type(part)
+        if kind is str:  # the usual parts, without the encoder's set-up for each
+            texts.append(fastjson.dumps_str(part))  # type: ignore[arg-type]
+        elif kind is int:
+            texts.append(int.__repr__(part))
+        else:
+            texts.append(fastjson.dumps(part, default=str, sort_keys=True))
+    texts.append("")
+    return blake2b("\x1f".join(texts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def new_event(

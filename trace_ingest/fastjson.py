@@ -250,6 +250,13 @@ def dumps(
     return "".join(encode([obj], 0))[1:-1]
 
 
+def dumps_str(text: str) -> str:
+    """``dumps(text)`` for a ``str``: its JSON string literal, non-ASCII kept."""
+    if not _AVAILABLE:  # pragma: no cover
+        return dumps(text)
+    return _c.encode_basestring(text)  # what the encoder quotes every string with
+
+
 def strict_numbers(value: Any) -> Any:
     """``value`` with every number strict JSON (and the mirror) cannot hold written as text:
     ``NaN``, ``Infinity``, ``-Infinity``, and integers outside -2**63..2**64-1 (as

@@ -271,6 +271,18 @@ class Scrubber:
             raise ScrubError(f"scrubbing failed: {type(exc).__name__}: {exc}") from exc
         return clean, counts
 
+    def scrub_event(self, body: dict[str, Any], text: bytes) -> tuple[Any, dict[str, int]]:
+        """Redact one event's body (its fields but ``v`` and ``id``), for the importers:
+        ``(None, {})`` when nothing in it is to be redacted, else ``(clean body, counts)``.
+
+        ``text`` is ``body`` serialized as compact JSON (orjson: UTF-8, only ``"``, ``\\``
+        and control characters escaped). The caller writes ``text`` itself when nothing is
+        redacted, so an engine that can prove from ``text`` alone, in one pass, that no rule
+        matches anywhere in the event need not walk ``body`` at all."""
+        del text  # this engine walks the value
+        clean, counts = self.scrub_value(body)
+        return (clean, counts) if counts else (None, {})
+
     def _value(
         self,
         value: Any,

@@ -53,10 +53,11 @@ def _locate(path: str, home: str | None) -> tuple[str, tuple[str, ...], str]:
     return folder, (), name
 
 
-def append_lines(path: str, data: str, home: str | None = None) -> None:
-    """Append complete lines to ``path`` in one ``write()`` (creating file and parents)."""
+def append_lines(path: str, data: str | bytes, home: str | None = None) -> None:
+    """Append complete lines to ``path`` in one ``write()`` (creating file and parents);
+    ``bytes`` are written as they are (UTF-8 already)."""
     root, parts, name = _locate(path, home)
-    payload = data.encode("utf-8", "replace")
+    payload = data if isinstance(data, bytes) else data.encode("utf-8", "replace")
     folder = open_dirs(root, parts)
     try:
         fd = open_file(folder, name, path, _APPEND)

@@ -53,7 +53,9 @@ from trace_ingest import fastjson
 from trace_ingest.capture import bound, cut, finish, session_dir_key
 from trace_ingest.config import load_config
 from trace_ingest.errors import AdapterError, TrailError
-from trace_ingest.events import SCHEMA_VERSION, now_iso, to_line
+from trace_ingest.events import SCHEMA_VERSION, now_iso
+from trace_ingest.importers import orjson_exact
+from trace_ingest.importers.trace_lines import finish_line
 from trace_ingest.paths import ensure_home, trace_path, trail_home
 from trace_ingest.progress import Progress
 from trace_ingest.scrub import Scrubber, load_scrubber
@@ -139,25 +141,24 @@ class TraceWriter:
     def known(self, session_id: str, event_id: str) -> bool:
         return event_id in self.sink(session_id).ids
 
-    def append(self, session_id: str, events: list[dict[str, Any]]) -> int:
-        """Append the events whose ids the trace lacks, in one write; returns how many."""
+    def append(self, session_id: str, lines: list[tuple[str, bytes]]) -> int:
+        """Append the ``(event id, trace line)`` pairs whose ids the trace lacks, in one write;
+        returns how many."""
         sink = self.sink(session_id)
-        lines: list[str] = []
-        for ev in events:
-            eid = str(ev["id"])
+        kept: list[bytes] = []
+        for eid, line in lines:
             if eid in sink.ids:
                 continue
             sink.ids.add(eid)
-            lines.append(to_line(ev))
-        if not lines:
+            kept.append(line)
+        if not kept:
             return 0
         ensure_home(self.home)
-        data = "".join(lines)
         if _ends_torn(sink.path):
-            data = "\n" + data  # keep our first event off a torn line; the mirror skips it
-        append_lines(sink.path, data)
-        sink.written += len(lines)
-        return len(lines)
+            kept.insert(0, b"\n")  # keep our first event off a torn line; the mirror skips it
+        append_lines(sink.path, b"".join(kept))
+        sink.written += len(kept)
+        return len(kept)
 
 
 # ---- the report ----------------------------------------------------------------------------
@@ -280,7 +281,7 @@ class ImportRun:
         self, path: str, summary: FileSummary, events: Iterable[tuple[int, dict[str, Any]]]
     ) -> None:
         """Finish and append ``(line number, event)`` pairs of one file, each id once."""
-        by_session: dict[str, list[dict[str, Any]]] = {}
+        by_session: dict[str, list[tuple[str, bytes]]] = {}
         for number, ev in events:
             sid = ev["session_id"]
             key = (sid, ev["id"])
@@ -293,7 +294,7 @@ class ImportRun:
                 summary.already_present += 1
                 continue
             try:
-                clean = finish(ev, self.scrubber, self.limit)
+                line, redactions, truncated = finish_line(ev, self.scrubber, self.limit)
             except RecursionError:  # parsed, but too deep for the recursive bound/scrub/cut
                 self.report.errors.append(
                     {
@@ -312,10 +313,10 @@ class ImportRun:
                     }
                 )
                 continue
-            for rule, n in clean.get("redactions", {}).items():
+            for rule, n in redactions.items():
                 self.report.redactions[rule] = self.report.redactions.get(rule, 0) + n
-            self.report.truncated_fields += len(clean.get("truncated", {}))
-            by_session.setdefault(sid, []).append(clean)
+            self.report.truncated_fields += truncated
+            by_session.setdefault(sid, []).append((str(ev["id"]), line))
         for sid, batch in by_session.items():
             summary.written += self.writer.append(sid, batch)
         self.progress.update(len(self.report.files), len(self._seen_ids))
@@ -439,24 +440,27 @@ def json_line(
         return None, (
             f"line of {size} bytes exceeds capture.max_payload_bytes ({max_line}); not parsed"
         )
-    if not data.strip():
-        return None, None  # a blank line holds nothing
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"invalid UTF-8 at byte {exc.start} of the line; not parsed"
-    try:
-        # Strict: NaN/Infinity, overflowing floats and integers past 64 bits come back as
-        # their text, so every line can be written back as strict JSON (docs/events.md).
-        obj, _ = fastjson.loads_strict(text)
-    except RecursionError:
-        return None, "nested too deeply to parse; not recorded"
-    except ValueError as exc:
-        if is_last:
-            return None, (
-                f"truncated last line (incomplete JSON: {exc}); the file may still be being written"
-            )
-        return None, f"malformed JSON: {exc}"
+    obj = orjson_exact.loads(data)  # the same value as below, when it can tell
+    if obj is None:
+        if not data.strip():
+            return None, None  # a blank line holds nothing
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, f"invalid UTF-8 at byte {exc.start} of the line; not parsed"
+        try:
+            # Strict: NaN/Infinity, overflowing floats and integers past 64 bits come back as
+            # their text, so every line can be written back as strict JSON (docs/events.md).
+            obj, _ = fastjson.loads_strict(text)
+        except RecursionError:
+            return None, "nested too deeply to parse; not recorded"
+        except ValueError as exc:
+            if is_last:
+                return None, (
+                    f"truncated last line (incomplete JSON: {exc}); "
+                    "the file may still be being written"
+                )
+            return None, f"malformed JSON: {exc}"
     if not isinstance(obj, dict):
         kind = _JSON_TYPES.get(type(obj), type(obj).__name__)
         return None, f"JSON value is {kind}, not an object"
