@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -196,8 +198,8 @@ _VSCODE_IDS = re.compile(rb'"(request_|response_|call_|e)([0-9A-Za-z_]*")')
 
 def vscode(out: Path, mb: float) -> int:
     """VS Code chat records in a data folder's layout, every format ``trail chronicle import``
-    reads: the chatSessions/*.json and mutation log samples (shared/samples/vscode), the real
-    chat-replay export, and, where no real file exists (SOURCES.md "vscode" gaps), the shapes
+    reads: the chatSessions/*.json and mutation log samples (shared/samples/vscode) and, where
+    no real file exists (SOURCES.md "vscode" gaps), the shapes
     tests/trace_ingest/vscode_fixtures.py builds from VS Code's source: a v3 chat session
     with tool calls as a .jsonl mutation log, a Copilot Chat transcript, a session-store.db and
     an Export Chat file. Each copy gets fresh session, request and call ids."""
@@ -206,7 +208,6 @@ def vscode(out: Path, mb: float) -> int:
     base = SAMPLES / "vscode"
     chats = sorted(base.glob("chatSessions-*.json"))
     logs = sorted(base.glob("chatSessions-*.jsonl"))
-    exports = [base / "chatreplay-export-first-2-prompts.json"]
     total, copy = 0, 0
 
     def put(path: Path, data: bytes) -> int:
@@ -234,14 +235,40 @@ def vscode(out: Path, mb: float) -> int:
         text = "".join(json.dumps(e) + "\n" for e in fx.transcript(sid("transcript"))).encode()
         copilot = ws / "GitHub.copilot-chat"
         total += put(copilot / "transcripts" / f"{sid('transcript')}.jsonl", fresh(text))
-        db = fx.write_store(copilot / "debug-logs" / "session-store.db", sid("store"), wal=False)
-        total += db.stat().st_size
+        _add_store_session(fx, out / "store", sid("store"))
         exported = json.dumps(fx.export_of(fx.chat_session(sid("exported"))), indent=1).encode()
-        total += put(out / f"export-{copy:04d}.json", fresh(exported))
-        for src in exports:
-            total += put(out / f"replay-{copy:04d}.json", fresh(src.read_bytes()))
+        exported = fresh(exported, b"x%d_" % copy)  # its own requests: not merged into one read
+        total += put(out / f"export-{copy:04d}.json", exported)
         copy += 1
-    return total
+    store = out / "store" / "session-store.db"
+    target = out / "User" / "workspaceStorage" / "ws0000" / "GitHub.copilot-chat" / "debug-logs"
+    target.mkdir(parents=True, exist_ok=True)
+    store.rename(target / store.name)
+    shutil.rmtree(out / "store")
+    return total + (target / store.name).stat().st_size
+
+
+def _add_store_session(fx: Any, folder: Path, session_id: str) -> None:
+    """One more session in the chronicle store ``folder/session-store.db`` (one store holds
+    every session, as VS Code's does): the fixture's rows under ``session_id``."""
+    store = folder / "session-store.db"
+    if not store.exists():
+        fx.write_store(store, session_id, wal=False)
+        return
+    one = fx.write_store(folder / "one.db", session_id, wal=False)
+    db = sqlite3.connect(store)
+    db.execute("ATTACH DATABASE ? AS one", (str(one),))
+    tables = [r[0] for r in db.execute("SELECT name FROM one.sqlite_master WHERE type='table'")]
+    for table in tables:
+        if table in ("schema_version", "sqlite_sequence"):
+            continue
+        cols = [r[1] for r in db.execute(f'PRAGMA one.table_info("{table}")')]
+        keep = ", ".join(f'"{c}"' for c in cols if c != "id" or table == "sessions")
+        db.execute(f'INSERT INTO main."{table}" ({keep}) SELECT {keep} FROM one."{table}"')
+    db.commit()
+    db.execute("DETACH DATABASE one")
+    db.close()
+    one.unlink()
 
 
 @dataclass(frozen=True)
