@@ -4,6 +4,7 @@ reader, and the report + writer half used on its own by a source that is not JSO
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -163,3 +164,22 @@ def test_a_line_importer_needs_only_feed(trail_home: Path, tmp_path: Path) -> No
     path.write_text(path.read_text().rsplit("\n", 1)[0] + '\n{"type": "c", "id": 3}\n')
     grown = _Importer(str(trail_home)).run([str(path)])  # resumable: only the new line
     assert (grown.events_written, grown.events_already_present) == (1, 2)
+
+
+def test_the_usual_timestamp_takes_a_short_cut_to_the_same_answer() -> None:
+    """``…T17:30:15.183Z`` (Claude Code, Copilot CLI) skips datetime; any change to it still
+    gives exactly what the datetime path gives (invalid dates, hours, non-ASCII digits)."""
+    from trace_ingest.importers._pipeline import _normalize_ts, normalize_ts
+
+    assert normalize_ts("2026-01-23T17:30:15.183Z") == "2026-01-23T17:30:15.183000Z"
+    assert normalize_ts("2024-02-29T23:59:59.999Z") == "2024-02-29T23:59:59.999000Z"
+    assert normalize_ts("2026-02-29T00:00:00.000Z") is None
+    assert normalize_ts("0999-01-01T00:00:00.000Z") == _normalize_ts("0999-01-01T00:00:00.000Z")
+    rng = random.Random(5)
+    base = "2026-01-23T17:30:15.183Z"
+    for _ in range(20_000):
+        text = list(base)
+        for _ in range(rng.randint(1, 3)):
+            text[rng.randrange(len(text))] = rng.choice("0123456789-:.TZ +x\u0663")
+        value = "".join(text)
+        assert normalize_ts(value) == _normalize_ts(value), value

@@ -61,6 +61,9 @@ def events() -> list[dict[str, Any]]:
         event(10, extra={1: "int key", None: "null key"}),
         event(11, text="lone \ud800 surrogate"),
         {"v": 1, "id": "0" * 32},
+        {"v": True, "id": "2" * 32, "kind": "other"},
+        {"v": 1, "id": "\ud800 in an id", "kind": "other"},
+        {"v": 1 << 70, "id": "3" * 32},
         {"harness": "claude-code", "v": 1, "id": "1" * 32, "kind": "other"},  # v/id not first
         event(12, text='\x00\x1f\x7f "q" \\ 😀'),
     ]

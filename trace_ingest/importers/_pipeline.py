@@ -233,11 +233,56 @@ class ImportReport:
         }
 
 
+_MINUTES: dict[str, bool] = {}  # "YYYY-MM-DDTHH:MM" -> whether it is a real minute
+_DIGITS = frozenset("0123456789")
+
+
 def normalize_ts(value: Any) -> str | None:
     """ISO 8601 UTC with microseconds and ``Z`` (like ``now_iso``); None when not a time.
 
     Accepts ISO strings (``Z``, offsets, or naive = UTC) and epoch seconds or milliseconds.
     """
+    if type(value) is str and len(value) == 24 and value[19] == "." and value[23] == "Z":
+        # What Claude Code and Copilot CLI write on every line (``…T17:30:15.183Z``): the
+        # same answer as the datetime path below, without it. The date and minute are checked
+        # once per minute seen; years before 1000 take the long way (strftime writes no
+        # leading zeros for them).
+        minute = value[:16]
+        ok = _MINUTES.get(minute)
+        if ok is None:
+            ok = value[0] in "123456789" and _real_minute(minute)
+            if len(_MINUTES) > 100_000:
+                _MINUTES.clear()
+            _MINUTES[minute] = ok
+        if (
+            ok
+            and value[16] == ":"
+            and value[17] in "012345"
+            and value[18] in _DIGITS
+            and value[20] in _DIGITS
+            and value[21] in _DIGITS
+            and value[22] in _DIGITS
+        ):
+            return value[:23] + "000Z"
+    return _normalize_ts(value)
+
+
+def _real_minute(minute: str) -> bool:
+    """Whether ``YYYY-MM-DDTHH:MM`` (ASCII digits) names a real minute."""
+    if len(minute) != 16 or minute[4] != "-" or minute[7] != "-" or minute[10] != "T":
+        return False
+    if minute[13] != ":" or not all(minute[i] in _DIGITS for i in (0, 1, 2, 3, 5, 6, 8, 9)):
+        return False
+    if not all(minute[i] in _DIGITS for i in (11, 12, 14, 15)):
+        return False
+    try:
+        datetime.fromisoformat(minute)
+    except ValueError:
+        return False
+    return True
+
+
+def _normalize_ts(value: Any) -> str | None:
     if isinstance(value, bool):
         return None
     try:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from trace_ingest.capture import assemble, finish
 from trace_ingest.events import to_line
 from trace_ingest.importers import orjson_exact
@@ -33,12 +35,19 @@ def finish_line(
     text = orjson_exact.dumps(body)
     if text is not None and len(text) <= limit:
         clean, counts = scrubber.scrub_event(body, text)
+        v, eid = event["v"], event["id"]
+        head = None
+        if not counts and type(v) is int and type(eid) is str and (1 << 63) > v >= 0:
+            # {"v":1,"id":"…" then the body's fields: what to_line writes for this event.
+            try:
+                head = b'{"v":%d,"id":%b' % (v, orjson.dumps(eid))
+            except TypeError:  # a surrogate in the id: to_line's way
+                head = None
+        if head is not None:
+            if text == b"{}":
+                return head + b"}\n", {}, 0
+            return b"".join((head, b",", text[1:], b"\n")), {}, 0
         if not counts:
-            head = orjson_exact.dumps({"v": event["v"], "id": event["id"]})
-            if head is not None:
-                if text == b"{}":
-                    return head + b"\n", {}, 0
-                return b"".join((head[:-1], b",", text[1:], b"\n")), {}, 0
             clean = body
         out = assemble(event, clean, counts, True, limit)
     else:
