@@ -185,6 +185,12 @@ def _permission_matches(request: Any, call_input: Any) -> bool:
     return bool(request == call_input)
 
 
+# The tools a permission request's canonical tool can stand for: 1.0.102 asks for a `create`
+# with `toolName: "edit"` (the write permission, `{file_path, diff}` with "create file mode";
+# rig scenarios read_edit and denied_tool, docs/testing.md).
+_ASKED_FOR = {"edit": ("edit", "write")}
+
+
 def _link_permissions(out: list[dict[str, Any]], hooked: list[dict[str, Any]]) -> None:
     asks = [e for e in hooked if e.get("kind") == "permission" and e.get("status") == "asked"]
     if not asks:
@@ -197,7 +203,7 @@ def _link_permissions(out: list[dict[str, Any]], hooked: list[dict[str, Any]]) -
         for call in candidates:
             if (
                 _lane(call) == _lane(ask)
-                and call.get("tool") == ask.get("tool")
+                and call.get("tool") in _ASKED_FOR.get(str(ask.get("tool")), (ask.get("tool"),))
                 and _when(call) <= when
                 and str(call["call_id"]) not in taken
                 and _permission_matches(ask.get("input"), call.get("input"))

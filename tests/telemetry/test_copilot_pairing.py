@@ -68,6 +68,31 @@ def test_hooks_alone_pair_each_result_with_its_call() -> None:
     assert [by_id[a["call_id"]]["tool_name"] for a in asked] == ["bash", "edit"]
 
 
+def test_a_create_is_asked_for_as_an_edit_and_linked() -> None:
+    """1.0.102 asks permission for `create` with `toolName: "edit"` and `{file_path, diff}`
+    (rig scenarios read_edit, denied_tool): the request is linked to the create call."""
+    base = {"sessionId": "s-create", "cwd": "/p"}
+    args = {"path": "/p/new.txt", "file_text": "x\n"}
+    payloads = [
+        {**base, "timestamp": 1796138843000, "toolName": "create", "toolArgs": args},
+        {**base, "timestamp": 1796138843024, "hookName": "permissionRequest",
+         "permissionSuggestions": [], "toolName": "edit",
+         "toolInput": {"file_path": "/p/new.txt", "diff": "create file mode 100644\n+x\n"}},
+        {**base, "timestamp": 1796138843100, "toolName": "create", "toolArgs": args,
+         "toolResult": {"resultType": "success", "textResultForLlm": "Created file"}},
+    ]  # fmt: skip
+    names = ("preToolUse", "permissionRequest", "postToolUse")
+    events = []
+    for n, (name, payload) in enumerate(zip(names, payloads, strict=True)):
+        received = f"2026-12-01T12:00:0{n}.000000Z"
+        events += copilot_cli.normalize({**payload, "hook_event_name": name}, received, str(n))
+    out = canonical(events).events
+    [call] = tool_calls(out)
+    [asked] = [e for e in out if e["kind"] == "permission"]
+    assert (call["tool"], asked["tool"]) == ("write", "edit")
+    assert asked["call_id"] == call["call_id"] and asked["pairing"] == "inferred"
+
+
 def test_hooks_alone_link_the_subagent_to_its_task_call() -> None:
     events = canonical(hook_events("r2")).events
     [task] = [c for c in tool_calls(events) if c["tool_name"] == "task"]
