@@ -287,13 +287,15 @@ DENIED_TOOL = CopilotScenario(
     name="denied_tool",
     description="`--deny-tool shell(rm)`: an rm Copilot refuses without running it, then a "
     "view and an allowed bash",
-    args=("--deny-tool", "shell(rm)"),
+    args=("--deny-tool", "shell(rm)", "--deny-tool", "write", "--excluded-tools", "grep"),
     files=lambda ctx: {"notes.txt": NOTES},
     prompt=lambda ctx: "Clean up the notes.",
     script=lambda ctx: {
         "main": [
             [bash("rm -f " + shlex.quote(_p(ctx, "notes.txt")), "remove")],
             [view(_p(ctx, "notes.txt"))],
+            [{"name": "create", "input": {"path": _p(ctx, "new.txt"), "file_text": "x\n"}}],
+            [{"name": "grep", "input": {"pattern": "fox", "paths": str(ctx.paths.project)}}],
             [bash("echo still-here", "after")],
         ]
     },

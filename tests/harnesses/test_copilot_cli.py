@@ -290,6 +290,11 @@ def test_show_equals_log_truth(checked: Checked) -> None:
     got_subs = {e.get("agent_id"): e.get("parent_call_id") for e in starts}
     assert got_subs == {a: s.parent_call_id for a, s in t.subagents.items()}, checked.label
     assert show["disagreements"] == [], f"{checked.label}: {show['disagreements']}"
+    # Every permission request is linked to the call it asked about (a create's is asked as an
+    # edit, real-harnesses.md §2.3).
+    asks = [e for e in events if e.get("kind") == "permission" and e.get("status") == "asked"]
+    unlinked = [e for e in asks if e.get("call_id") not in by_id]
+    assert not unlinked, f"{checked.label}: permission requests without their call {unlinked}"
     # Nothing the hooks saw is left over as an action of its own.
     alone = [e for e in events if e.get("sources") == ["hook"] and e.get("kind") in TOOL_KINDS]
     assert not alone, f"{checked.label}: hook-only tool events {alone}"
@@ -403,17 +408,28 @@ def _runs_of(name: str) -> list[Any]:
 
 @pytest.mark.parametrize(("name", "attempt"), _runs_of("denied_tool"))
 def test_a_denied_tool_is_refused_and_never_runs(checked: Checked) -> None:
-    """`--deny-tool shell(rm)`: Copilot refuses the rm before it runs (error.code denied); the
-    call is `refused`, `ok` null, with a refusal from the log, and no result hook."""
-    assert (checked.result.paths.project / "notes.txt").exists()
-    [rm] = [c for c in checked.truth.calls if c.name == "bash" and "rm" in str(c.input)]
-    assert rm.status == "refused", checked.label
+    """`--deny-tool shell(rm)` and `--deny-tool write`: Copilot refuses the rm and the create
+    before they run (error.code denied); each call is `refused`, `ok` null, with a refusal from
+    the log, and no result hook. A tool `--excluded-tools` took out fails as unknown."""
+    project = checked.result.paths.project
+    assert (project / "notes.txt").exists() and not (project / "new.txt").exists()
+    calls = checked.truth.calls
+    [rm] = [c for c in calls if c.name == "bash" and "rm" in str(c.input)]
+    [create] = [c for c in calls if c.name == "create"]
+    assert rm.status == create.status == "refused", checked.label
+    assert [c.status for c in calls if c.name == "grep"] == ["failed"], checked.label
     events = checked.show["events"]
-    [call] = [e for e in _calls(events) if e["call_id"] == rm.call_id]
-    assert (call["status"], call["ok"]) == ("refused", None), checked.label
-    refusals = [e for e in events if e["kind"] == "permission" and e.get("status") == "refused"]
-    assert [e["call_id"] for e in refusals] == [rm.call_id], checked.label
-    assert "shell(rm)" in str(refusals[0].get("error")), checked.label
+    for denied, rule in ((rm, "shell(rm)"), (create, "write")):
+        [call] = [e for e in _calls(events) if e["call_id"] == denied.call_id]
+        assert (call["status"], call["ok"]) == ("refused", None), checked.label
+        [refusal] = [
+            e
+            for e in events
+            if e["kind"] == "permission"
+            and e.get("status") == "refused"
+            and e.get("call_id") == denied.call_id
+        ]
+        assert f"`{rule}`" in str(refusal.get("error")), checked.label
 
 
 @pytest.mark.parametrize(("name", "attempt"), _runs_of("odd_outputs"))
