@@ -532,8 +532,11 @@ def heldout_figures(cases: list[dict[str, Any]], tally: dict[str, list[int]]) ->
     claimed_keys = [
         f"vendor|{v}|{f}" for v in vendors & claimed for f in ("plain", "json", "export")
     ]
-    fp_keys = [f"fp|{src}" for src in ("gitleaks", "detect-secrets", "noseyparker")]
+    srcs = ("gitleaks", "detect-secrets", "noseyparker")
+    fp_keys = [f"fp|{src}" for src in srcs]
     ok_fp, n_fp = _rate(tally, fp_keys)
+    clean_keys = [f"fpreading|none|{src}" for src in srcs]
+    n_clean = _rate(tally, clean_keys)[1]
     return {
         "claimed": _rate(tally, claimed_keys),
         "claimed_plain": _rate(tally, [k for k in claimed_keys if k.endswith("|plain")]),
@@ -556,6 +559,14 @@ def heldout_figures(cases: list[dict[str, Any]], tally: dict[str, list[int]]) ->
             ),
             n_fp,
         ),
+        "near_changed_clean": (
+            n_clean - _rate(tally, clean_keys)[0],
+            n_clean,
+        ),
+        "readings": {
+            reason: _rate(tally, [f"fpreading|{reason}|{src}" for src in srcs])[1]
+            for reason in ("assignment", "header", "url-password", "vendor-token")
+        },
         "trufflehog_invalid_changed": (
             tally.get("fp|trufflehog", [0, 0])[1] - tally.get("fp|trufflehog", [0, 0])[0],
             tally.get("fp|trufflehog", [0, 0])[1],
@@ -618,6 +629,31 @@ def bench_heldout(
     return out
 
 
+def dump_near_misses(home: str, path: str) -> int:
+    """Write trail's changed near misses (gitleaks fps, detect-secrets and Nosey Parker
+    negatives) to ``path`` as JSON, with the output, whether it destroyed readable content and
+    the credential reading. The file holds the other projects' decoded fakes in plain text:
+    keep it out of the repository."""
+    cases = scrub_heldout.load_corpus()["cases"]
+    prefixes = scrub_heldout.positive_prefixes(cases)
+    scrubber = load_scrubber(home, bulk=True)
+    out = []
+    for t in scrub_heldout.trials(cases):
+        c = t.case
+        if c["kind"] != "fp" or c["src"] == "trufflehog":
+            continue
+        got = scrubber.scrub_value(t.value)[0]
+        if got != t.value:
+            out.append({
+                "src": c["src"], "family": c["family"], "rule": c["rule"],
+                "reading": scrub_heldout.credential_reading(c, prefixes),
+                "damaged": scrub_heldout.damaged(t.value, got), "text": t.value, "out": got,
+            })  # fmt: skip
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(out, fh, indent=1, ensure_ascii=False)
+    return len(out)
+
+
 def _pct(pair: tuple[int, int]) -> str:
     ok, n = pair
     return f"{ok / n:.1%} ({ok}/{n})" if n else "n/a"
@@ -655,6 +691,12 @@ def render_heldout(h: dict[str, Any]) -> list[str]:
             "near_damaged",
             "",
         ),
+        (
+            "near misses changed, without the negatives holding a credential by any reading "
+            "(criterion: docs/scrub-heldout.md)",
+            "near_changed_clean",
+            "≤ 1%",
+        ),
         ("recall, every positive, plain text", "all_plain", ""),
         ("recall, every positive, in a hook JSON payload", "all_json", ""),
         ("recall, every positive, `export VENDOR_API_KEY=<token>`", "all_export", ""),
@@ -679,7 +721,14 @@ def render_heldout(h: dict[str, Any]) -> list[str]:
             cells.append(r if isinstance(r, str) else _pct(r["figures"][key]))
         lines.append(f"| {label} | {target} | " + " | ".join(cells) + " |")
     t = h["trail"]["figures"]
+    rd = t["readings"]
     lines += [
+        "",
+        f"Negatives holding a credential by any reading ({sum(rd.values())} of "
+        f"{t['near_changed'][1]}; `scrub_heldout.credential_reading`, applied to every "
+        "negative, reading only its text and the corpus' own positives): "
+        + ", ".join(f"{k} {v}" for k, v in rd.items())
+        + ". The raw figure above counts them; the row without them is beside it.",
         "",
         f"Claimed families: {t['n_claimed_vendors']} of the {t['n_vendors']} vendor families in "
         "the corpus have a trail known-format rule; near misses count as changed when the "
@@ -780,6 +829,45 @@ def write_family_table(h: dict[str, Any]) -> str:
             + (" | " + " | ".join(others) if others else "")
             + " |"
         )
+    rd = h["trail"]["figures"]["readings"]
+    raw, clean = h["trail"]["figures"]["near_changed"], h["trail"]["figures"]["near_changed_clean"]
+    lines += [
+        "",
+        "## Negatives that hold a credential by any reading",
+        "",
+        "The other projects' negatives are negatives *for one rule* (gitleaks' `fps` of a rule, "
+        "Nosey Parker's `negative_examples`, a detect-secrets plugin that must not fire). Many "
+        "hold a credential that rule was not about: a password literal in a Vault example, a "
+        "GitHub token among the GitLab plugin's cases, Google keys gitleaks allowlists as "
+        "public, a token one character too long for its rule. A redactor must redact those, so "
+        "the near-miss figure is also given without them. The criterion "
+        "(`tests/trace_ingest/scrub_heldout.py`, `credential_reading`; `tools/scrub_heldout.py` "
+        "prints its counts when it builds the corpus) is applied to every negative and reads "
+        "only the case's text and the corpus' own positives, none of trail's rules:",
+        "",
+        "- **assignment**: a literal of 8+ characters (5+ distinct, no whitespace) under a name "
+        "ending in a credential word (`password`, `passwd`, `pwd`, `pass`, `passphrase`, "
+        "`secret`, `token`, `api_key`, `access_key`, `private_key`, `license_key`, "
+        "`stream_key`, `auth_key`, `credential`, `client_secret`, …; not a name holding `_id`, "
+        "`name`, `arn`, `hash`, `type`, `prefix`, `url`, `path` or `file`), after `=`, `:`, "
+        '`=>`, `:=`, `.=`, or an XML `key="…" value="…"` pair. A variable, template, call, '
+        "path, URL, ARN or digit-free dotted name is not a literal;",
+        "- **header**: the literal value of `Authorization: Bearer|Basic|Token …`;",
+        "- **url-password**: the password of `scheme://user:password@` (6+ characters, not "
+        "`$…`, `<…>`, `{…}`, `%…`, `*…` or the word password);",
+        "- **vendor-token**: at a token start, a prefix the corpus' positives use (a positive "
+        "secret's leading literal up to its first `_`, `-` or `.`, 3–12 characters with a "
+        "letter, or its first 4 characters when they mix cases, shared by 2+ distinct positive "
+        "secrets; not an ordinary word such as `test_`, `some-`, `secret_`), followed by 16+ "
+        "token characters with a digit and either both cases or 10+ distinct characters.",
+        "",
+        "A value with a placeholder mark (`xxxx`, `example`, `...`, `***`, `<`, `your`, "
+        "`here`) or fewer than 5 distinct characters is never a credential here.",
+        "",
+        f"Counts: {sum(rd.values())} of {raw[1]} negatives ("
+        + ", ".join(f"{k} {v}" for k, v in rd.items())
+        + f"). Near misses changed: raw {_pct(raw)}; without these negatives {_pct(clean)}.",
+    ]
     path = os.path.join(REPO, "docs", "scrub-heldout.md")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
@@ -1030,6 +1118,18 @@ def main() -> int:
         "inputs as written, never committed) instead of the committed one",
     )
     ap.add_argument("--misses", metavar="FILE", help="write trail's held-out misses to FILE")
+    ap.add_argument(
+        "--precision-only",
+        action="store_true",
+        help="only the false-alarm and held-out rows (no timing): prints them and (without "
+        "--no-write) writes docs/scrub-heldout.md and the held-out block of docs/benchmarks.md",
+    )
+    ap.add_argument(
+        "--near-misses",
+        metavar="FILE",
+        help="also dump trail's changed near misses to FILE as JSON (decoded fakes in plain "
+        "text: write it outside the repository)",
+    )
     args = ap.parse_args()
     corpus_path = scrub_heldout.FULL_CORPUS_PATH if args.heldout_full else scrub_heldout.CORPUS_PATH
     if args.heldout_only:
@@ -1045,6 +1145,23 @@ def main() -> int:
     home = tempfile.mkdtemp(prefix="trail-bench-")
     if args.only == "speed":
         print(speed_only(home, args.sdk, 10 if args.quick else 50))
+        return 0
+    if args.near_misses:
+        n = dump_near_misses(home, args.near_misses)
+        print(f"{n} changed near misses written to {args.near_misses}", file=sys.stderr)
+    if args.precision_only:
+        fa = bench_false_alarms(home, 1e9 if args.sdk else 25.0, args.sdk)
+        print(
+            f"False alarms: {fa['redactions']} redactions in {fa['mb']:.1f} MB / {fa['files']} "
+            f"files of {fa['root']} = {fa['per_mb']:.3f} /MB (target ≤ 1); top rules "
+            + ", ".join(f"{k} {v}" for k, v in fa["top_rules"])
+        )
+        held = bench_heldout(home, not args.no_compare, corpus_path)
+        lines = render_heldout(held)
+        print("\n".join(lines))
+        if not args.no_write and not args.heldout_full:
+            print(f"written to {write_heldout_block(lines)}", file=sys.stderr)
+            print(f"written to {write_family_table(held)}", file=sys.stderr)
         return 0
     runs = 10 if args.quick else 50
     hook_runs = 10 if args.quick else 30

@@ -28,6 +28,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -267,6 +268,7 @@ def score(cases: list[dict[str, Any]], run: Runner, forms: tuple[str, ...]) -> d
         cell[0] += ok
         cell[1] += 1
 
+    prefixes = positive_prefixes(cases)
     for t in trials(cases):
         if t.form not in forms and t.case["kind"] == "tp":
             continue
@@ -275,6 +277,9 @@ def score(cases: list[dict[str, Any]], run: Runner, forms: tuple[str, ...]) -> d
         if c["kind"] == "fp":
             bad = changed(t, out)
             add(("fp", c["src"]), not bad)
+            reading = credential_reading(c, prefixes) if c["src"] != "trufflehog" else ""
+            # the same figure without the negatives that hold a credential by any reading
+            add(("fpreading", reading or "none", c["src"]), not bad)
             if bad:
                 add(("damage", c["src"]), damaged(t.value, out))
             continue
@@ -286,3 +291,138 @@ def score(cases: list[dict[str, Any]], run: Runner, forms: tuple[str, ...]) -> d
         add(("format", v, c.get("format", "context"), t.form), ok)
         add(("split", split_of(c), t.form), ok)
     return {"|".join(k): v for k, v in tally.items()}
+
+
+# ----------------------------------------------------------------------------- relabelling
+
+# A negative of the other projects is a negative *for one rule*: gitleaks' ``fps`` of a rule,
+# Nosey Parker's ``negative_examples``, detect-secrets' cases where one plugin must not fire.
+# Many hold, by any reading, a credential that rule was not about (a password literal in a
+# Vault example, a GitHub token in the GitLab plugin's tests, a Google key gitleaks allowlists
+# as public). ``credential_reading`` is the written criterion that sets those apart, applied
+# to every negative alike; it reads only the case's text and the corpus' own positives (none
+# of trail's rules). docs/scrub-heldout.md gives the criterion and its counts; the bench
+# reports the raw near-miss figure beside the one without these cases.
+
+_CRED_NAMES = (
+    "password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey", "api_key",
+    "api-key", "accesskey", "access_key", "secretkey", "secret_key", "privatekey",
+    "private_key", "licensekey", "license_key", "streamkey", "stream_key", "authkey",
+    "auth_key", "deploykey", "credential", "credentials", "clientsecret", "client_secret",
+)  # fmt: skip
+_NOT_VALUE_NAMES = ("_id", "name", "arn", "hash", "type", "prefix", "url", "path", "file")
+_ASSIGN = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_.-]{0,60})[\"']?[ \t]*(?:=>|:=|\.=|=|:)[ \t]*"
+    r"([\"'`]?)([^\s\"'`,;]{8,256})\2"
+)
+_XML_PAIR = re.compile(r"(?:key|name)=\"([^\"]{1,64})\"[ \t]+value=\"([^\"]{8,256})\"")
+_URL_PW = re.compile(r"[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s/@]{6,256})@")
+_HEADER = re.compile(
+    r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer|basic|token)[ \t]+"
+    r"([A-Za-z0-9._~+/=-]{8,})"
+)
+
+
+def _credential_name(name: str) -> bool:
+    low = name.lower().strip("\"'$ ").rstrip("0123456789")
+    if any(w in low for w in _NOT_VALUE_NAMES):
+        return False
+    return low.endswith(_CRED_NAMES) and not low.endswith(("bypass", "compass", "keypass"))
+
+
+def _literal(value: str) -> bool:
+    """A value typed as a literal: not a variable, template, call, path, URL or ARN, and not
+    one character repeated."""
+    v = value.lstrip("\\")
+    if v[:1] in "$%<{[(+.#&/" or any(m in v for m in ("${", "{{", "(", ")", "://")):
+        return False
+    if v.lower().startswith("arn:") or len(set(v)) < 5:
+        return False
+    if any(w in v.lower() for w in _PLACEHOLDER_MARKS):
+        return False  # ghp_xxxx…, AKIAIOSFODNN7EXAMPLE, <your-key>, PUT_YOUR_TOKEN_HERE
+    dotted = "." in v and all(p.isidentifier() for p in v.split("."))
+    return not (dotted and not any(c.isdigit() for c in v))
+
+
+def positive_prefixes(cases: list[dict[str, Any]]) -> set[str]:
+    """The token prefixes the corpus' own positives use: a positive secret's leading literal
+    (up to and including its first ``_``, ``-`` or ``.``, 3 to 12 characters with a letter;
+    or its first 4 characters when they mix upper and lower case, as ``AIza``), kept when 2
+    or more distinct positive secrets share it (``sk-``, ``xoxb-``, ``AIza``, ``glpat-``)."""
+    seen: dict[str, set[str]] = {}
+    for c in cases:
+        if c["kind"] != "tp" or not c["secrets"]:
+            continue
+        secret = max(c["secrets"], key=len)
+        cut = min((i for i in (secret.find(d) for d in "_-.") if i >= 0), default=-1)
+        head = secret[: cut + 1] if 2 <= cut <= 11 else ""
+        if not head or not any(ch.isalpha() for ch in head):
+            four = secret[:4]
+            mixed = any(ch.isupper() for ch in four) and any(ch.islower() for ch in four)
+            head = four if mixed and four.isalnum() else ""
+        if head:
+            seen.setdefault(head, set()).add(secret)
+    return {h for h, secrets in seen.items() if len(secrets) >= 2}
+
+
+_BODY = re.compile(r"[A-Za-z0-9_.+/=-]{16,}")
+_PLACEHOLDER_MARKS = ("xxxx", "example", "...", "***", "<", "your", "here")
+_WORD_PREFIXES = frozenset(("test", "some", "example", "secret", "data", "api", "endp"))
+
+
+def _vendor_token(text: str, prefixes: set[str]) -> bool:
+    for p in prefixes:
+        if p.rstrip("_-.").lower() in _WORD_PREFIXES:
+            continue  # an ordinary word some positives start with, not a vendor's literal
+        i = text.find(p)
+        while i >= 0:
+            if i == 0 or not text[i - 1].isalnum():
+                m = _BODY.match(text, i + len(p))
+                body = m.group(0) if m else ""
+                mixed = any(c.isupper() for c in body) and any(c.islower() for c in body)
+                if (
+                    body
+                    and any(c.isdigit() for c in body)
+                    and (mixed or len(set(body)) >= 10)
+                    and not any(w in body.lower() for w in _PLACEHOLDER_MARKS)
+                ):
+                    return True
+            i = text.find(p, i + 1)
+    return False
+
+
+def credential_reading(case: dict[str, Any], prefixes: set[str]) -> str:
+    """For a negative: ``""`` when nothing in it is a credential by any reading, else why:
+
+    - ``assignment``: a literal of 8+ characters (5+ distinct, no whitespace) under a name
+      ending in a credential word (``password``, ``secret``, ``token``, ``api_key``,
+      ``license_key``, …; not ``*_id``, ``*name``, ``*arn``, ``*hash``, ``*type``,
+      ``*prefix``, ``*url``, ``*path``, ``*file``), after ``=``, ``:``, ``=>``, ``:=``, ``.=``
+      or as an XML ``key=/name="…" value="…"`` pair; a variable, template, call, path, URL,
+      ARN or digit-free dotted name is not a literal;
+    - ``header``: the literal value of an ``Authorization: Bearer|Basic|Token`` header;
+    - ``url-password``: the password of ``scheme://user:password@`` (6+ characters);
+    - ``vendor-token``: a prefix the corpus' positives use (``positive_prefixes``; not an
+      ordinary word such as ``test_`` or ``some-``), at a token start, followed by 16+ token
+      characters holding a digit and either both cases or 10+ distinct characters.
+
+    A value holding a placeholder mark (``xxxx``, ``example``, ``...``, ``***``, ``<``,
+    ``your``, ``here``) or fewer than 5 distinct characters is never a credential here.
+    """
+    text = case["text"]
+    for m in _ASSIGN.finditer(text):
+        if _credential_name(m.group(1)) and _literal(m.group(3)):
+            return "assignment"
+    for m in _XML_PAIR.finditer(text):
+        if _credential_name(m.group(1)) and _literal(m.group(2)):
+            return "assignment"
+    for m in _HEADER.finditer(text):
+        if _literal(m.group(1)):
+            return "header"
+    for m in _URL_PW.finditer(text):
+        pw = m.group(1)
+        if pw[:1] not in "$<{%*" and pw.lower() not in ("password", "passwd", "pass"):
+            return "url-password"
+    if _vendor_token(text, prefixes):
+        return "vendor-token"
+    return ""

@@ -111,3 +111,36 @@ def test_sdk_identifiers_under_token_and_key_names(scrubber: Scrubber) -> None:
         "https://api.example.org/v1/user?key=9e4635bc-28dc-45d3-8546-2b30115d9a7b",
         "9e4635bc-28dc-45d3-8546-2b30115d9a7b",
     )
+
+
+def test_heldout_credential_reading_criterion() -> None:
+    # the written criterion that sets apart negatives holding a credential by any reading
+    # (docs/scrub-heldout.md); generated values, and none of trail's rules involved
+    import scrub_heldout as H
+
+    secret = pw(20)
+    positives = [
+        {"kind": "tp", "src": "s", "rule": "r", "text": "", "secrets": ["vnd_" + pw(30)]}
+        for _ in range(2)
+    ]
+    prefixes = H.positive_prefixes(positives)
+    assert prefixes == {"vnd_"}
+
+    def reading(text: str) -> str:
+        return H.credential_reading({"kind": "fp", "text": text}, prefixes)
+
+    assert reading(f'password = "{secret}"') == "assignment"
+    assert reading(f'<add key="ClearTextPassword" value="{secret}" />') == "assignment"
+    assert reading(f"Authorization: Bearer {secret}") == "header"
+    assert reading(f"postgres://app:{secret}@db/x") == "url-password"
+    assert reading(f"see vnd_{pw(24)} here") == "vendor-token"
+    for text in (
+        'credentialsId: "5b7f0c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e"',  # an id, not a secret name
+        "password = os.environ.get('DB_PASSWORD')",  # a call
+        'api_key = "${API_KEY}"',  # a template
+        'token = "xxxxxxxxxxxxxxxxxxxx"',  # a placeholder
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",  # a documentation example
+        f"test_{pw(24)}",  # not a prefix of the positives
+        "git@github.com:owner/repo.git",
+    ):
+        assert reading(text) == "", text
