@@ -136,6 +136,27 @@ def _terminated(text: str, end: int) -> bool:
     return ch == "\\" and end + 1 < len(text) and text[end + 1] in 'nrt"'
 
 
+_FILE_EXTS = frozenset(("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "css", "js", "mp4"))
+
+
+def _file_or_masked(text: str, end: int) -> bool:
+    """A token shape that is part of a file name (``video_box.ico-7a38…b0c.png``, a CDN
+    image path ending in ``….jpg``) or the readable head of a masked token
+    (``xoxp-5723…-1188-####################``): what follows the match says so."""
+    tail = text[end : end + 6]
+    if tail[:3] in ("###", "***"):
+        return True
+    if tail[:1] != ".":
+        return False
+    ext = ""
+    for c in tail[1:]:
+        if not c.isalnum():
+            break
+        ext += c
+    after = text[end + 1 + len(ext) : end + 2 + len(ext)]
+    return ext.lower() in _FILE_EXTS and ext.islower() and not (after.isalnum() or after == "_")
+
+
 def _fake_token(value: str) -> bool:
     """Placeholders shaped like a known token: ``ghp_xxxx…``, ``…EXAMPLE``, ``sk-proj-****``,
     ``xoxp-1-SlackAppConfigurationAccessTokenHere``."""
@@ -364,6 +385,8 @@ class Rule:
                 continue
             if self.rb and end < len(text) and text[end] in self.rb:
                 continue
+            if self.in_token and _file_or_masked(text, end):
+                continue
             yield start, end
 
     def _matches(self, rx: re.Pattern[str], subject: str) -> Iterator[re.Match[str]]:
@@ -416,7 +439,8 @@ class Rule:
                 pos = max(m.end(), i + 1)
                 continue
             start, end = m.span(self.group)
-            if start >= 0 and (not self.terminated or _terminated(subject, end)):
+            ok = start >= 0 and (not self.terminated or _terminated(subject, end))
+            if ok and not (self.in_token and _file_or_masked(subject, end)):
                 yield start, end
             pos = max(m.end(), i + 1)
 

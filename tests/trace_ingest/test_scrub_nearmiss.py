@@ -144,3 +144,19 @@ def test_heldout_credential_reading_criterion() -> None:
         "git@github.com:owner/repo.git",
     ):
         assert reading(text) == "", text
+
+
+def test_token_shapes_in_file_names_and_masked_tokens(scrubber: Scrubber) -> None:
+    from scrub_corpus import FAMILIES, HEX
+
+    ico = "ico-" + "".join(RNG.choice(HEX) for _ in range(32))
+    kept(scrubber, f"http://assets.example.org/media/video_box.{ico}.png")
+    kept(scrubber, f'<img src="https://cdn.example.org/file/{ico}.jpg">')
+    slack, _ = FAMILIES["slack-token"](RNG)
+    head = slack.rsplit("-", 1)[0]
+    kept(scrubber, f'"token4": "{head}-####################"')
+    # the same tokens anywhere else are still redacted, also before a sentence's full stop
+    gone(scrubber, f"INFRACOST_API_KEY={ico}", ico)
+    gone(scrubber, f"the key is {ico}.", ico)
+    gone(scrubber, f'"token": "{slack}"', slack)
+    gone(scrubber, f"{slack}.json was written", slack)
