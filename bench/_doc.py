@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import sys
@@ -22,6 +23,14 @@ def machine() -> str:
         f"{time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, "
         f"{platform.machine()}, {sys.platform}"
     )
+
+
+def load() -> str:
+    """The 1-minute load average now, for a benchmark to print next to its figures."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:  # pragma: no cover - not available on this system
+        return "unknown"
 
 
 def write_section(title: str, body: str) -> None:

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _doc import machine, publish
+from _doc import load, machine, publish
 from _installed import setup
 
 DEV_TRAIL = str(Path(sys.executable).parent / "trail")
@@ -113,6 +113,7 @@ def main() -> None:
     parser.add_argument("--no-doc", action="store_true", help="Do not update docs/benchmarks.md")
     args = parser.parse_args()
     inst, command, work = setup("trail-bench-hook-")
+    load_before = load()
     home = work / "trail-home"
     home.mkdir()
     env = inst.env(work / "home", home)
@@ -155,7 +156,9 @@ def main() -> None:
     publish(
         "Hook latency (bench/hook_latency.py)",
         [
-            f"Measured {machine()}, {args.runs} runs per cell, round-robin with the baseline.",
+            f"Measured {machine()}, {args.runs} runs per cell, round-robin with the baseline;"
+            f" load average {load_before} at the start, {load()} at the end (2 cores: CPU"
+            " time is the steadier ratio on a loaded machine).",
             "",
             "trail as users install it: a wheel of this checkout `pip install`-ed into a fresh"
             " venv (its own pip), `trail install --harness claude-code` run in a scratch"
@@ -167,9 +170,11 @@ def main() -> None:
             f"Target (issue 14): median ratio <= 1.5 at 20 KB — **{verdict}** ({at20:.2f}; CPU"
             f" time {cpu20:.2f}: user + system time of the process, which the machine's other"
             " load does not inflate).",
-            "The hook adds reading stdin, parsing, normalizing, scrubbing and one append; it"
-            " never imports `json` or `re` (JSON through `_json`; the scrubber's regexes come"
-            " compiled from a per-interpreter cache in the data dir, filled by the warm-up calls"
+            "The hook adds reading stdin, parsing, normalizing, scrubbing and one append, and"
+            " ends with `posix._exit` (no interpreter teardown); it never imports `os`"
+            " (trace_ingest/_os.py), `json` or `re` (JSON through `_json`; the scrubber's"
+            " regexes come compiled from a per-interpreter cache in the data dir, filled by the"
+            " warm-up calls"
             " here: an installation's very first call with a secret-looking payload pays ~8 ms"
             " more). Fields over `capture.max_field_chars` (64 Ki chars) are bounded before"
             " scrubbing, which bounds the 1 MB case.",

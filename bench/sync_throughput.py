@@ -27,7 +27,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from _doc import machine, publish  # noqa: E402
+from _doc import load, machine, publish  # noqa: E402
 
 from hooks.claude_code import normalize  # noqa: E402
 from telemetry.db import open_db  # noqa: E402
@@ -167,6 +167,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=6)
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
+    load_before = load()
     home = write_home(args.events)
     rows = rows_of(home)
     runs = [bench_ratio(home, rows, base_first=i % 2 == 0) for i in range(args.runs)]
@@ -178,7 +179,7 @@ def main() -> None:
     lines = [
         f"Measured {machine()}; {n} events in {n // PER_SESSION} trace files; {args.runs} runs,"
         " each a fresh copy of the traces and fresh databases, the two arms in alternating"
-        " order.",
+        f" order; load average {load_before} at the start, {load()} at the end.",
         "",
         "| run | `trail sync` events/s | bare `executemany` events/s | ratio (wall) |"
         " ratio (CPU time) |",
