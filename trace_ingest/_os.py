@@ -18,49 +18,56 @@ os``) and their code reads as before:
 - any other name: ``os``'s own, importing ``os`` only then (module ``__getattr__``), so a
   function used off the hot path never needs adding here.
 
-POSIX only, as trail is (``O_NOFOLLOW``, ``dir_fd``).
+On a system without ``posix`` (Windows) every name is ``os``'s own: nothing is saved there,
+and nothing breaks for the commands that run there.
 """
 
-import sys  # noqa: I001 - one block of "x as x" re-exports below, not one import a line
-from posix import (  # "x as x": re-exported, the names the hot path uses
-    O_APPEND as O_APPEND,
-    O_CLOEXEC as O_CLOEXEC,
-    O_CREAT as O_CREAT,
-    O_DIRECTORY as O_DIRECTORY,
-    O_EXCL as O_EXCL,
-    O_NOFOLLOW as O_NOFOLLOW,
-    O_NONBLOCK as O_NONBLOCK,
-    O_RDONLY as O_RDONLY,
-    O_RDWR as O_RDWR,
-    O_TRUNC as O_TRUNC,
-    O_WRONLY as O_WRONLY,
-    chmod as chmod,
-    close as close,
-    dup as dup,
-    fchmod as fchmod,
-    fstat as fstat,
-    fsync as fsync,
-    ftruncate as ftruncate,
-    getcwd as getcwd,
-    geteuid as geteuid,
-    getpid as getpid,
-    link as link,
-    lstat as lstat,
-    mkdir as mkdir,
-    open as open,
-    pread as pread,
-    pwrite as pwrite,
-    read as read,
-    rename as rename,
-    replace as replace,
-    scandir as scandir,
-    stat as stat,
-    stat_result as stat_result,
-    unlink as unlink,
-    urandom as urandom,
-    utime as utime,
-    write as write,
-)
+import sys
+
+try:
+    from posix import (  # noqa: I001 - "x as x": re-exported, the names the hot path uses
+        O_APPEND as O_APPEND,
+        O_CLOEXEC as O_CLOEXEC,
+        O_CREAT as O_CREAT,
+        O_DIRECTORY as O_DIRECTORY,
+        O_EXCL as O_EXCL,
+        O_NOFOLLOW as O_NOFOLLOW,
+        O_NONBLOCK as O_NONBLOCK,
+        O_RDONLY as O_RDONLY,
+        O_RDWR as O_RDWR,
+        O_TRUNC as O_TRUNC,
+        O_WRONLY as O_WRONLY,
+        chmod as chmod,
+        close as close,
+        dup as dup,
+        fchmod as fchmod,
+        fstat as fstat,
+        fsync as fsync,
+        ftruncate as ftruncate,
+        getcwd as getcwd,
+        geteuid as geteuid,
+        getpid as getpid,
+        link as link,
+        lstat as lstat,
+        mkdir as mkdir,
+        open as open,
+        pread as pread,
+        pwrite as pwrite,
+        read as read,
+        rename as rename,
+        replace as replace,
+        scandir as scandir,
+        stat as stat,
+        stat_result as stat_result,
+        unlink as unlink,
+        urandom as urandom,
+        utime as utime,
+        write as write,
+    )
+except ImportError:  # pragma: no cover - not POSIX: every name comes from os itself
+    _POSIX = False
+else:
+    _POSIX = True
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,8 +114,10 @@ class _Environ:
 
 if TYPE_CHECKING:
     from os import environ as environ  # what callers may rely on: os.environ's reads
-else:
+elif _POSIX:
     environ = _Environ()
+else:  # pragma: no cover - not POSIX
+    environ = _real_os().environ
 
 
 class _Path:
@@ -216,5 +225,7 @@ def _needs_normpath(p: str) -> bool:
 
 if TYPE_CHECKING:
     from os import path as path
-else:
+elif _POSIX:
     path = _Path()
+else:  # pragma: no cover - not POSIX
+    path = _real_os().path
