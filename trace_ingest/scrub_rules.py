@@ -1163,6 +1163,20 @@ def _azure_ad_finder(text: str, low: str) -> Iterator[Span]:
             yield start, end
 
 
+def _atlassian_checksum_shape(value: str) -> bool:
+    """Atlassian API tokens (``ATATT…``) and admin API keys (``ATCTT…``) end in ``=`` and an
+    8-character checksum (the shape trufflehog's detectors describe); the long ``ATATT3…``
+    form without it is the vendor rule above."""
+    tail = value[-8:]
+    return (
+        len(value) >= 30
+        and value[-9] == "="
+        and tail.isascii()
+        and tail.isalnum()
+        and not _fake_token(value)
+    )
+
+
 def _mixed_ok(value: str) -> bool:
     return (
         not _fake_token(value)
@@ -1240,6 +1254,29 @@ def vendor_rules() -> list[Rule]:
     out.append(Rule("discord-bot-token", ("discord",), finder=_discord_bot_finder))
     out.append(Rule("telegram-bot-token", (":aa",), finder=_telegram_finder))
     out.append(Rule("sidekiq-secret", ("contribsys",), finder=_sidekiq_finder))
+    out.append(
+        Rule(
+            "atlassian-token",
+            ("atatt", "atctt"),
+            r"AT[AC]TT[A-Za-z0-9+/_-]*+(?:=++[A-Za-z0-9+/_-]++)*+",
+            lb=True,
+            glued=None,
+            rb=_B64URL,
+            validate=_atlassian_checksum_shape,
+        )
+    )
+    out[-1].in_token = False  # "=" and "+" split token runs
+    out.append(
+        Rule(
+            "azure-entra-refresh-token",
+            (".ag",),
+            rf"[01]\.A[{_UA}]{{50,}}+(?:\.[0-9])?+\.Ag[{_UA}]{{250,}}+(?:\.A[{_UA}]{{200,}}+)?+",
+            lb=True,
+            glued=None,
+            rb=_B64URL,
+            validate=lambda v: not _fake_token(v),
+        )
+    )
     return out
 
 

@@ -52,6 +52,22 @@ BARE: dict[str, Callable[[], str]] = {
     ),
     # Atlassian organization admin API keys
     "atlassian-admin-key": lambda: _glued("ATCTT3", "xFfG") + _mixed(RNG, URLSAFE, 180),
+    # Atlassian API tokens and admin keys in their checksummed shape: body, "=", 8 characters
+    "atlassian-checksummed": lambda: (
+        _glued("AT", RNG.choice("AC"), "TT")
+        + _mixed(RNG, URLSAFE, RNG.randint(30, 180))
+        + "="
+        + _mixed(RNG, A62, 8)
+    ),
+    # Microsoft Entra refresh tokens: "0." or "1." + "A…", ".Ag…" and an optional ".A…" part
+    "entra-refresh-token": lambda: (
+        RNG.choice("01")
+        + ".A"
+        + r(URLSAFE, 60)
+        + ".Ag"
+        + r(URLSAFE, 300)
+        + RNG.choice(["", ".A" + r(URLSAFE, 220)])
+    ),
     # Square access tokens longer than the legacy 22 characters (at most 64 in all)
     "square-access-token": lambda: _glued("sq0", "atp-") + r(URLSAFE, RNG.randint(23, 57)),
     # PlanetScale tokens with base64 padding inside
@@ -138,6 +154,12 @@ def test_recall_near_misses_are_kept(scrubber: Scrubber) -> None:
         _glued("cf", "k_") + _mixed(RNG, A62, 20),
         # the Atlassian admin head with no body
         _glued("ATCTT3", "xFfG") + "_docs",
+        # an Atlassian-like head without the "=" + 8-character checksum, or too short
+        _glued("AT", "ATT") + _mixed(RNG, A62, 40),
+        _glued("AT", "CTT") + "x=" + r(A62, 8),
+        # an Entra-like "1.A…" without the ".Ag…" part, or with too short a one
+        "1.A" + r(URLSAFE, 80),
+        "0.A" + r(URLSAFE, 60) + ".Ag" + r(URLSAFE, 100),
         # Square application ids (sq0idp-) are identifiers
         _glued("sq0", "idp-") + r(URLSAFE, 22),
         # a Square-like token longer than Square's 64-character bound
