@@ -877,7 +877,8 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
      True),
     ("notion-token", ("ntn_", "secret"),
      rf"(?:ntn_[0-9]{{11}}[{_AN}]{{35}}+|secret_[{_AN}]{{43}}+)", True, True),
-    ("figma-token", ("figd_",), rf"figd_[{_UA}]{{40,}}+", False, False),
+    # Figma personal access tokens: figd_ and the newer figp_ (whose body may hold "=")
+    ("figma-token", ("figd_", "figp_"), rf"fig[dp]_[{_UA}=]{{40,}}+", False, False),
     ("planetscale-token", ("pscale_",), rf"pscale_(?:tkn|pw|oauth)_[{_UA}.=]{{32,64}}+", False,
      True),
     ("supabase-token", ("sbp_", "secret"),

@@ -68,6 +68,8 @@ BARE: dict[str, Callable[[], str]] = {
         + r(URLSAFE, 300)
         + RNG.choice(["", ".A" + r(URLSAFE, 220)])
     ),
+    # Figma's newer personal access tokens (figp_), "=" allowed in the body
+    "figma-figp-token": lambda: _glued("fig", "p_") + r(URLSAFE, 40) + RNG.choice(["", "=="]),
     # Square access tokens longer than the legacy 22 characters (at most 64 in all)
     "square-access-token": lambda: _glued("sq0", "atp-") + r(URLSAFE, RNG.randint(23, 57)),
     # PlanetScale tokens with base64 padding inside
@@ -160,6 +162,8 @@ def test_recall_near_misses_are_kept(scrubber: Scrubber) -> None:
         # an Entra-like "1.A…" without the ".Ag…" part, or with too short a one
         "1.A" + r(URLSAFE, 80),
         "0.A" + r(URLSAFE, 60) + ".Ag" + r(URLSAFE, 100),
+        # a Figma-like head on an ordinary word
+        _glued("fig", "p_") + "settings_panel",
         # Square application ids (sq0idp-) are identifiers
         _glued("sq0", "idp-") + r(URLSAFE, 22),
         # a Square-like token longer than Square's 64-character bound
