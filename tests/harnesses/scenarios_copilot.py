@@ -273,7 +273,8 @@ ODD_OUTPUTS = CopilotScenario(
     script=lambda ctx: {
         "main": [
             [bash("seq 1 70000", "long output")],
-            [bash(r"printf 'caf\xe9 \xff\xfe raw\n'", "latin-1 bytes")],
+            [bash(r"printf 'caf\xe9 \xff\xfe raw\n' | tee latin1.txt", "latin-1 bytes")],
+            [view(_p(ctx, "latin1.txt"))],
             [bash("echo to-stdout; echo broken-thing >&2; exit 1", "fails with stderr")],
             [{"name": "frobnicate", "input": {"target": "everything"}}],
             [bash("echo after-unknown", "after")],
