@@ -193,6 +193,8 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
     if _code_value(value):
         return True
     if identifiers:
+        if _dotted_name(value):
+            return True
         if (_LETTERS().fullmatch(value) or _code_identifier(value)) and not _random_looking(value):
             return True
         if value.endswith(")") or "(" in value:
@@ -265,17 +267,20 @@ def _code_identifier(value: str) -> bool:
 def _code_value(value: str) -> bool:
     """Code or a reference where a literal was expected: an ARN, a concatenation
     (``+new Buffer(``, ``.$p[``), a variable (``$_POST``, ``\\$x`` escaped in JSON text), a
-    Rails route (``cms/sites/passwords#update``), a dotted name with no digit
-    (``process.env.REACT_APP_FIREBASE_DEV_PASSWORD``, which is long and varied enough to pass
-    for random)."""
+    Rails route (``cms/sites/passwords#update``)."""
     v = value.lstrip("\\")
     if v.startswith("arn:") or v.startswith("$"):
         return True
     if v[:1] in "+." and any(c in v for c in " ([$"):
         return True
-    if "#" in v and "/" in v and all(c.islower() or c in "/_#-" for c in v):
-        return True
-    return "." in v and not any(c.isdigit() for c in v) and _code_identifier(v)
+    return "#" in v and "/" in v and all(c.islower() or c in "/_#-" for c in v)
+
+
+def _dotted_name(value: str) -> bool:
+    """A digit-free dotted name (``process.env.REACT_APP_FIREBASE_DEV_PASSWORD``): long and
+    varied enough to pass for random, but code. Only where identifiers are excluded anyway: a
+    quoted password may be ``correct.horse``."""
+    return "." in value and not any(c.isdigit() for c in value) and _code_identifier(value)
 
 
 def _always(value: str) -> bool:

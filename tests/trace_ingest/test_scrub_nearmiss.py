@@ -160,3 +160,9 @@ def test_token_shapes_in_file_names_and_masked_tokens(scrubber: Scrubber) -> Non
     gone(scrubber, f"the key is {ico}.", ico)
     gone(scrubber, f'"token": "{slack}"', slack)
     gone(scrubber, f"{slack}.json was written", slack)
+
+
+def test_quoted_passphrase_with_dots_is_still_a_password(scrubber: Scrubber) -> None:
+    # a digit-free dotted name is code only where identifiers are excluded anyway
+    gone(scrubber, 'password = "correct.horse.Battery"', "correct.horse.Battery")
+    kept(scrubber, "password = settings.database.password")
