@@ -732,7 +732,13 @@ def render_heldout(h: dict[str, Any]) -> list[str]:
         "",
         f"Claimed families: {t['n_claimed_vendors']} of the {t['n_vendors']} vendor families in "
         "the corpus have a trail known-format rule; near misses count as changed when the "
-        "output differs from the input at all. Seconds per engine: "
+        "output differs from the input at all. Self-identifying: the source project's own rule "
+        "gives the token a fixed literal of 2+ characters (a prefix, infix or suffix) and, for "
+        "gitleaks, does not require its keyword (`GenerateSemiGenericRegex`); context-only "
+        "tokens (hex, alphanumerics, UUIDs) have no bare target, as no scanner can tell them "
+        'from a hash or an id without their keyword (docs/scrubbing.md, "Self-identifying '
+        'tokens"). trufflehog (AGPL-3.0) contributes its fake tokens only, tried in the token '
+        'forms (docs/scrub-heldout.md, "Provenance and licences"). Seconds per engine: '
         + ", ".join(f"{e} {h[e]['seconds']:.0f} s" for e in engines if not isinstance(h[e], str))
         + ".",
     ]
