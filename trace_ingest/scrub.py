@@ -70,6 +70,10 @@ Span = tuple[int, int]
 # hook bounds payloads); past them it is scanned as text, which the rules handle as well.
 NESTED_MAX_DEPTH = fastjson.MAX_DEPTH
 NESTED_MAX_ELEMENTS = fastjson.MAX_ELEMENTS
+# Bulk scrubbing remembers verdicts on short strings (keys, ids, type names repeat from event
+# to event): at most MEMO_ENTRIES strings of at most MEMO_CHARS characters per memo (~2 MB).
+MEMO_ENTRIES = 16384
+MEMO_CHARS = 128
 
 
 # ----------------------------------------------------------------------------- the scrubber
@@ -354,8 +358,8 @@ class Scrubber:
                 as_key: dict[str, int] = {}
                 self._string(text, as_key, decode=False)  # a key is scanned as text
                 dirty = dirty or bool(as_key)
-            elif len(text) <= 256:
-                if len(clean) > 65536:
+            elif len(text) <= MEMO_CHARS:
+                if len(clean) > MEMO_ENTRIES:
                     clean.clear()
                 clean.add(text)
         if not dirty:
@@ -373,7 +377,7 @@ class Scrubber:
         """``_field_kind(key)``, remembered (keys repeat from event to event)."""
         kind = self._kinds.get(key)
         if kind is None:
-            if len(self._kinds) > 65536:
+            if len(self._kinds) > MEMO_ENTRIES:
                 self._kinds.clear()
             kind = self._kinds[key] = _field_kind(key)
         return kind
@@ -516,10 +520,10 @@ class Scrubber:
 
     def _b64_live(self, text: str) -> bool:
         """Whether ``decoded_spans`` would rescan a base64 run of ``text``."""
-        if len(text) <= 128:
+        if len(text) <= MEMO_CHARS:
             found = self._b64.get(text)
             if found is None:
-                if len(self._b64) > 65536:
+                if len(self._b64) > MEMO_ENTRIES:
                     self._b64.clear()
                 found = self._b64[text] = _b64_live(text)
             return found
