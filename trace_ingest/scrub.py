@@ -610,8 +610,30 @@ _TOKEN_RUN = _Lazy(r"[^\s\"'`<>()\[\]{},;\\]{16,}+")
 def _token_runs(low: str) -> str:
     """The runs of 16 or more token characters of ``low``, joined by spaces: every match of
     a token-format rule lies inside one (its keyword with it), and in code, prose and logs
-    they are a small part of the text."""
-    return " ".join(_TOKEN_RUN().findall(low))
+    they are a small part of the text.
+
+    ASCII text (the usual payload) is read with byte searches over a translated copy, as
+    ``_b64_runs`` does: the regex would try every position of every shorter run first."""
+    if not low.isascii():
+        return " ".join(_TOKEN_RUN().findall(low))
+    probe = low.encode("ascii").translate(_TOKEN_TABLE)
+    runs: list[str] = []
+    pos = probe.find(_TOKEN_PROBE)
+    while pos >= 0:
+        end = probe.find(b"\x00", pos)
+        if end < 0:
+            end = len(low)
+        runs.append(low[pos:end])
+        pos = probe.find(_TOKEN_PROBE, end)
+    return " ".join(runs)
+
+
+# 1 for the ASCII characters _TOKEN_RUN's class accepts (not \s, not a quote, bracket, comma,
+# semicolon or backslash), 0 for the rest; a test checks the table against the regex
+_TOKEN_TABLE = bytes(
+    0 if chr(b).isspace() or chr(b) in "\"'`<>()[]{},;\\" or b > 127 else 1 for b in range(256)
+)
+_TOKEN_PROBE = b"\x01" * 16
 
 
 def _union(

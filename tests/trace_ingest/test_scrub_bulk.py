@@ -229,3 +229,19 @@ def test_prefixed_matching_is_finditer() -> None:
             text = "".join(rng.choice("abcxy0.1 ") for _ in range(rng.randrange(60)))
             want = [m.span() for m in rx.finditer(text)]
             assert [m.span() for m in rule._matches(rx, text)] == want, (pattern, text)
+
+
+def test_token_runs_are_the_regex_runs() -> None:
+    """``_token_runs`` (byte searches on ASCII text) gives the regex's runs, joined."""
+    from trace_ingest.scrub import _TOKEN_RUN, _token_runs
+
+    rng = random.Random(12)
+    alphabet = "ab0_-.:/=" * 20 + " \t\n\x0b\x0c\x1c\x1f\"'`<>()[]{},;\\\x7f\x00"
+    found = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 300)))
+        want = " ".join(_TOKEN_RUN().findall(text))
+        assert _token_runs(text) == want, text
+        found += bool(want)
+    assert found > 1000
+    assert _token_runs("\u00e9" + "x" * 20 + " y") == "\u00e9" + "x" * 20  # non-ASCII: the regex
