@@ -408,7 +408,7 @@ class Rule:
                 else literal_prefixes(self.pattern)
             )
             prefixes = self._prefixes = found or ()
-        if not prefixes or rx.flags & (_regex.IGNORECASE | _VERBOSE):
+        if not _worth_prefixing(rx, subject, prefixes):
             yield from rx.finditer(subject)
             return
         yield from _prefixed_matches(rx, subject, prefixes)
@@ -506,9 +506,24 @@ def prefixed_finditer(lazy: _Lazy, subject: str) -> Iterator[re.Match[str]]:
     literal prefixes occurs (as ``Rule._matches`` does for a rule's pattern)."""
     rx = lazy()
     prefixes = lazy.prefixes()
-    if not prefixes or rx.flags & (_regex.IGNORECASE | _VERBOSE):
+    if not _worth_prefixing(rx, subject, prefixes):
         return rx.finditer(subject)
     return _prefixed_matches(rx, subject, prefixes)
+
+
+def _worth_prefixing(rx: re.Pattern[str], subject: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether ``_prefixed_matches`` beats ``finditer`` here: there are several prefixes (one
+    literal prefix ``sre`` already searches for at C speed), and they occur rarely enough
+    that one ``rx.match`` call per occurrence stays cheap (``dapidapi…`` would make a
+    million of them: the regex's own scan is then the linear one)."""
+    if len(prefixes) < 2 or rx.flags & (_regex.IGNORECASE | _VERBOSE):
+        return False
+    budget = 32 + len(subject) // 256
+    for prefix in prefixes:
+        budget -= subject.count(prefix)
+        if budget < 0:
+            return False
+    return True
 
 
 def _prefixed_matches(

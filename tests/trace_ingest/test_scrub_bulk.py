@@ -219,16 +219,19 @@ def test_literal_prefixes_agree_with_re() -> None:
 def test_prefixed_matching_is_finditer() -> None:
     import re as std_re
 
-    from trace_ingest.scrub_rules import Rule
+    from trace_ingest.scrub_rules import Rule, _prefixed_matches, literal_prefixes
 
     rng = random.Random(3)
-    for pattern in [r"(?:ab[0-9]{2}|abc)x?", r"xy[a-z]{0,3}+", r"(?:aaa|aab)a*", r"a\.b(?=c)"]:
+    for pattern in [r"(?:abx[0-9]{2}|abc)x?", r"xyz[a-z]{0,3}+", r"(?:aaa|aab)a*", r"a\.b(?=c)"]:
         rule = Rule("t", ("a",), pattern)
         rx = std_re.compile(pattern)
+        prefixes = literal_prefixes(pattern)
+        assert prefixes
         for _ in range(300):
-            text = "".join(rng.choice("abcxy0.1 ") for _ in range(rng.randrange(60)))
+            text = "".join(rng.choice("abcxyz0.1 ") for _ in range(rng.randrange(80)))
             want = [m.span() for m in rx.finditer(text)]
             assert [m.span() for m in rule._matches(rx, text)] == want, (pattern, text)
+            assert [m.span() for m in _prefixed_matches(rx, text, prefixes)] == want
 
 
 def test_token_runs_are_the_regex_runs() -> None:
