@@ -11,7 +11,6 @@ import stat
 import string
 import sys
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -300,18 +299,6 @@ def test_keyed_fields(scrubber: Scrubber) -> None:
 def test_shape_preserved(scrubber: Scrubber) -> None:
     value = {"a": [1, 2.5, None, True, {"b": "x"}], "c": "plain"}
     assert scrubber.scrub_value(value) == (value, {})
-
-
-def test_adversarial_inputs_are_fast(scrubber: Scrubber) -> None:
-    size = 100_000
-    chunks = ["a", "=", "ghp_", "eyJ", "sk-proj-", "password=", "token=a", "Cookie: sid=1; "]
-    chunks += ["-----BEGIN RSA PRIVATE KEY-----\n", "://a:", "Authorization: ", "A_KEY=\n"]
-    for chunk in chunks:
-        text = (chunk * (size // len(chunk) + 1))[:size]
-        t0 = time.perf_counter()
-        scrubber.scrub_text(text)
-        # target 0.5 ms/KB; 10x margin for slow CI machines
-        assert time.perf_counter() - t0 < 0.5, chunk
 
 
 def test_fuzz_never_raises_and_stays_json(scrubber: Scrubber) -> None:
