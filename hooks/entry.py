@@ -334,6 +334,13 @@ def _write(
         _log(home, harness, "lost", message)
 
 
+# A recorder that outlives one payload (``trail collect``) builds each configured scrubber
+# once, not per event (its rule objects and keyword index cost ~0.7 ms); the key is the scrub
+# section as read for this payload, so an edited config.json takes effect with the next one.
+_SCRUBBERS: dict[tuple[str, str], Scrubber] = {}
+_SCRUBBERS_MAX = 8
+
+
 def _scrubber(home: str, harness: str, section: Any = None) -> Scrubber:
     """The configured scrubber; with an invalid config, the built-in rules (and a log entry).
 
@@ -342,12 +349,21 @@ def _scrubber(home: str, harness: str, section: Any = None) -> Scrubber:
     from trace_ingest.errors import ConfigError
     from trace_ingest.scrub import default_scrubber, load_scrubber
 
+    memo = (home, repr(section))
+    found = _SCRUBBERS.get(memo) if section is not None else None
+    if found is not None:
+        return found
     try:
         # None: the caller has not read config.json (the stub path); let the scrubber read it.
-        return load_scrubber(home) if section is None else load_scrubber(home, section)
+        found = load_scrubber(home) if section is None else load_scrubber(home, section)
     except ConfigError as exc:
         _log(home, harness, "config", f"{exc}; scrubbing with the built-in rules only")
         return default_scrubber(home)
+    if section is not None:
+        if len(_SCRUBBERS) >= _SCRUBBERS_MAX:
+            _SCRUBBERS.clear()
+        _SCRUBBERS[memo] = found
+    return found
 
 
 def _scrub_failed_stub(ev: Event, error: str) -> dict[str, Any]:

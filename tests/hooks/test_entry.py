@@ -434,3 +434,39 @@ def test_a_lone_surrogate_in_the_session_id_is_recorded(trail_home: Path) -> Non
     done = run_hook(b'{"session_id": "s\\ud800x", "hook_event_name": "Stop"}')
     assert done.returncode == 0
     assert len(read_trace_lines(trail_home)) == 1
+
+
+def test_a_long_lived_recorder_builds_its_scrubber_once_and_sees_a_config_edit(
+    trail_home: Path,
+) -> None:
+    """trail collect records many payloads in one process: the scrubber is built once per
+    scrub section, and an edited config.json applies from the next payload on."""
+    from hooks import entry as hook_entry
+
+    def post(n: int, text: str) -> None:
+        payload = {
+            "session_id": "s-memo",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": f"t{n}",
+            "tool_input": {"command": "echo"},
+            "tool_response": {"stdout": text},
+        }
+        hook_entry.record_payload(
+            "claude-code", json.dumps(payload).encode(), "2026-12-01T10:00:00.000Z"
+        )
+
+    hook_entry._SCRUBBERS.clear()
+    post(1, "ACME-123456789012")
+    post(2, "ACME-123456789012")
+    assert len(hook_entry._SCRUBBERS) == 1  # the second payload reused the first's scrubber
+    (trail_home / "config.json").write_text(
+        json.dumps(
+            {"scrub": {"extra_patterns": [{"id": "acme-key", "pattern": "ACME-([0-9]{12})"}]}}
+        )
+    )
+    post(3, "ACME-123456789012")
+    outputs = [e["output"] for e in read_trace_lines(trail_home) if e["kind"] == "tool_result"]
+    assert "ACME-123456789012" in str(outputs[0]) and "ACME-123456789012" in str(outputs[1])
+    assert "ACME-" in str(outputs[2]) and "123456789012" not in str(outputs[2])
+    assert "[REDACTED:acme-key:" in str(outputs[2])
