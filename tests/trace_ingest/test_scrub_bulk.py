@@ -40,6 +40,19 @@ def pair(tmp_path: Any, request: Any) -> tuple[Scrubber, Scrubber]:
     return hook, bulk
 
 
+def _quiet_b64(data: bytes) -> str:
+    """``data`` base64-encoded after enough leading spaces that no keyword or key hint occurs
+    in the encoding by chance (so only the base64 rescan can find what it hides)."""
+    from trace_ingest.scrub_rules import _KEY_HINTS, builtin_rules
+
+    words = {k for r in builtin_rules() for k in r.keywords} | set(_KEY_HINTS)
+    for pad in range(200):
+        enc = base64.b64encode(b" " * pad + data).decode()
+        if not any(w in enc.lower() for w in words):
+            return enc
+    return enc
+
+
 def _forms(value: Any, rng: random.Random) -> list[Any]:
     """``value`` as an event would carry it: nested in JSON text, under secret-looking and
     ordinary keys, encoded, next to non-ASCII text, beside clean strings."""
@@ -58,6 +71,10 @@ def _forms(value: Any, rng: random.Random) -> list[Any]:
         {"b64": base64.b64encode(raw).decode(), "url": urllib.parse.quote(text)},
         {"b64url": base64.urlsafe_b64encode(b"export SECRET=" + raw).decode()},
         {"pre": "\u0130\u212a " + text, "post": text + " \u00e9\u03a3 \u2026"},
+        {"kelvin": text.replace("k", "\u212a")},  # lowers to "k": "to\u212aen" holds "token"
+        {"pct_all": "".join(f"%{b:02X}" for b in raw[:200])},  # no keyword left readable
+        {"nl_b64": "\n" + _quiet_b64(b"password=" + raw[:40])},
+        {"b64_alone": _quiet_b64(b"export TOKEN=" + raw[:40])},
         {"uuid": "3f1c2b9e-1d2c-4e5f-8a9b-0c1d2e3f4a5b", "ts": "2026-12-01T10:00:00Z",
          "msg": rng.choice(["ok", "[INFO] done", "{not json", "[1, 2"]), "t": text},
     ]  # fmt: skip
@@ -248,3 +265,34 @@ def test_token_runs_are_the_regex_runs() -> None:
         found += bool(want)
     assert found > 1000
     assert _token_runs("\u00e9" + "x" * 20 + " y") == "\u00e9" + "x" * 20  # non-ASCII: the regex
+
+
+def test_scrub_event_says_nothing_to_redact_exactly_when_nothing_is(
+    pair: tuple[Scrubber, Scrubber],
+) -> None:
+    """``scrub_event(body, compact JSON)`` (the importers' entry) gives ``(None, {})`` exactly
+    when the hook's scrubber redacts nothing, else the hook's result: on the corpus in every
+    form and on the recorded sessions."""
+    from trace_ingest.importers import orjson_exact
+
+    hook, bulk = pair
+    rng = random.Random(6)
+    bodies: list[Any] = [
+        {"value": form} for s in corpus(seed=78, per_cell=1) for form in _forms(s.value, rng)
+    ]
+    for path in sorted(glob.glob(os.path.join(SAMPLES, "**", "*.jsonl"), recursive=True)):
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    bodies.append({"line": json.loads(line)})
+                except ValueError:
+                    continue  # a truncated or broken line of a sample: not a JSON value
+    redacted = 0
+    for body in bodies:
+        text = orjson_exact.dumps(body)
+        if text is None:
+            continue
+        want = hook.scrub_value(body)
+        assert bulk.scrub_event(body, text) == (want if want[1] else (None, {}))
+        redacted += bool(want[1])
+    assert 0 < redacted < len(bodies)
