@@ -281,9 +281,11 @@ RESUMED = Scenario(
 
 INTERRUPTED = Scenario(
     name="interrupted",
-    description="`--time-limit 10` interrupts the run during a long command: Vibe stops it, "
+    description="`--time-limit 20` interrupts the run during a long command: Vibe stops it, "
     "writes the export and exits 3",
-    args=("--time-limit", "10"),
+    # The limit counts from Vibe's start: at 10 s a start slowed by a loaded machine (load
+    # average 16) ended the run before its session existed; 20 s leaves twice the margin.
+    args=("--time-limit", "20"),
     exit_code=3,
     files=_notes,
     prompt=lambda ctx: "Run the long job.",
