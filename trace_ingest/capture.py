@@ -108,14 +108,18 @@ def assemble(
     return out
 
 
-def session_dir_key(scrubber: Scrubber, session_id: str | None) -> tuple[str, bool]:
+def session_dir_key(
+    scrubber: Scrubber, session_id: str | None, with_clean: bool = False
+) -> tuple[str, Any]:
     """The folder name for a session: built from the *scrubbed* id, so a secret pasted into a
     session id (or salvaged from a broken payload) never becomes a path on disk or a key in
-    the mirror. Returns ``(key, changed)`` like ``paths.session_key``."""
+    the mirror. Returns ``(key, changed)`` like ``paths.session_key``; with ``with_clean``,
+    ``(key, the scrubbed id)`` instead (one scan for both)."""
     from trace_ingest.paths import session_key
 
     if not session_id:
-        return session_key(session_id)
+        key, changed = session_key(session_id)
+        return (key, session_id) if with_clean else (key, changed)
     clean, _ = scrubber.scrub_text(session_id)
     key, changed = session_key(clean)
-    return key, changed or clean != session_id
+    return (key, clean) if with_clean else (key, changed or clean != session_id)

@@ -592,3 +592,19 @@ def test_rule_files_in_context_keep_their_text(tmp_path: Path, trail_home: Path)
         ("/home/u/.claude/CLAUDE.md", "token [RE"),
     ]
     assert secret not in json.dumps(guides)  # scrubbed like every field
+
+
+def test_the_first_session_id_is_found_wherever_it_is_in_the_first_mib(tmp_path: Path) -> None:
+    """Read 64 KiB at a time, the head still answers as one read of the first MiB would:
+    an id past the first pieces, one cut by a piece's end, none past the MiB."""
+    from trace_ingest.importers.claude_transcript import _first_session_id
+
+    line = b'{"type": "user", "sessionId": "s-42"}\n'
+    for lead in (0, 10, (64 << 10) - 20, (64 << 10) - 3, 200_000, (1 << 20) - len(line) - 1):
+        path = tmp_path / f"t{lead}.jsonl"
+        path.write_bytes(b"#" * lead + line)
+        assert _first_session_id(str(path)) == "s-42", lead
+    path.write_bytes(b"#" * (1 << 20) + line)
+    assert _first_session_id(str(path)) is None
+    path.write_bytes(b'{"sessionId": "a"} {"session_id": "b"}')
+    assert _first_session_id(str(path)) == "a"

@@ -56,10 +56,10 @@ from trace_ingest.errors import AdapterError, TrailError
 from trace_ingest.events import SCHEMA_VERSION, now_iso
 from trace_ingest.importers import orjson_exact
 from trace_ingest.importers.trace_lines import finish_line
-from trace_ingest.paths import ensure_home, trace_path, trail_home
+from trace_ingest.paths import ensure_home, open_dirs, trace_path, trail_home
 from trace_ingest.progress import Progress
 from trace_ingest.scrub import Scrubber, load_scrubber
-from trace_ingest.store import append_lines
+from trace_ingest.store import append_in
 
 _ID = re.compile(rb'\{"v":' + str(SCHEMA_VERSION).encode() + rb',"id":"([0-9a-f]{32})"')
 
@@ -126,17 +126,22 @@ class TraceWriter:
     harness: str
     scrubber: Scrubber
     sinks: dict[str, SessionSink] = field(default_factory=dict)
+    _folder: int | None = None  # sessions/<harness>, opened and checked once per run
 
     def sink(self, session_id: str) -> SessionSink:
         found = self.sinks.get(session_id)
         if found is None:
             # The folder and the reported id come from the scrubbed id, as in the hook.
-            key = session_dir_key(self.scrubber, session_id)[0]
-            clean_id = self.scrubber.scrub_text(session_id)[0]
+            key, clean_id = session_dir_key(self.scrubber, session_id, with_clean=True)
             path = trace_path(self.home, self.harness, key)
             found = SessionSink(clean_id, key, path, read_ids(path))
             self.sinks[session_id] = found
         return found
+
+    def close(self) -> None:
+        if self._folder is not None:
+            os.close(self._folder)
+            self._folder = None
 
     def known(self, session_id: str, event_id: str) -> bool:
         return event_id in self.sink(session_id).ids
@@ -153,10 +158,15 @@ class TraceWriter:
             kept.append(line)
         if not kept:
             return 0
-        ensure_home(self.home)
         if _ends_torn(sink.path):
             kept.insert(0, b"\n")  # keep our first event off a torn line; the mirror skips it
-        append_lines(sink.path, b"".join(kept))
+        if self._folder is None:
+            # Checked once (paths.open_dirs: no symlink, owned by this user, not writable by
+            # others), then every session folder is opened relative to it: a session costs
+            # its own folder and file, not the walk from the data dir down again.
+            ensure_home(self.home)
+            self._folder = open_dirs(self.home, ("sessions", self.harness))
+        append_in(self._folder, sink.key, os.path.dirname(sink.path), sink.path, b"".join(kept))
         sink.written += len(kept)
         return len(kept)
 
@@ -369,6 +379,7 @@ class ImportRun:
     def finish(self) -> ImportReport:
         """The report, with one row per session written to."""
         self.progress.done()
+        self.writer.close()
         self.report.sessions = [
             {
                 "session_id": sink.session_id,

@@ -95,12 +95,24 @@ _SID = re.compile(rb'"(?:sessionId|session_id)"\s*:\s*"([^"\\]{1,200})"')
 
 
 def _first_session_id(path: str, head_bytes: int = 1 << 20) -> str | None:
-    """The first sessionId in the file's first MiB (for lines before it, which have none)."""
+    """The first sessionId in the file's first MiB (for lines before it, which have none).
+
+    Read 64 KiB at a time: the id is almost always on the first line, so most of the MiB is
+    never read twice."""
+    head = b""
     try:
         with open_regular(path) as fh:
-            match = _SID.search(fh.read(head_bytes))
+            while len(head) < head_bytes:
+                more = fh.read(min(64 << 10, head_bytes - len(head)))
+                if not more:
+                    break
+                head += more
+                match = _SID.search(head)
+                if match and (match.end() < len(head) or len(head) >= head_bytes):
+                    return match.group(1).decode("utf-8", "replace")
     except OSError:
         return None  # reported when the file is read
+    match = _SID.search(head)
     return match.group(1).decode("utf-8", "replace") if match else None
 
 

@@ -222,9 +222,15 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         size = os.fstat(fd).st_size
         if size > limit:
             raise StoreError(f"larger than {limit} bytes")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            # read(n) allocates n bytes up front: ask for what the file holds, not the cap.
-            data: bytes = fh.read(size + 1)
+        # read(n) allocates n bytes up front: ask for what the file holds, not the cap. A
+        # plain read loop on the descriptor: a store is many small files, and a buffered file
+        # object costs each of them a dup, an fstat and an ioctl more.
+        data = b""
+        while len(data) <= size:
+            part = os.read(fd, size + 1 - len(data))
+            if not part:
+                break
+            data += part
         if len(data) > limit:
             raise StoreError(f"larger than {limit} bytes")
         return data
