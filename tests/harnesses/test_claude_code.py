@@ -137,7 +137,19 @@ def test_raw_hooks_scenario_facts(checked: Checked) -> None:
         if e["kind"] == "session_start"
     )
     assert starts_by[False] == len(sc.prompts(r.ctx)), checked.label
-    assert starts_by[True] == len(t.compactions), checked.label
+    # The compact SessionStart hook is async and fires as `claude -p /compact` exits: claude
+    # cancels async hooks still running then (docs/benchmarks.md, "Agent wall time"), and a
+    # hook it cancelled may not have written yet. Only a start claude reports cancelled may be
+    # missing.
+    cancelled = sum(
+        1
+        for m in r.stream
+        if m.get("type") == "system"
+        and m.get("subtype") == "hook_response"
+        and m.get("hook_name") == "SessionStart:compact"
+        and m.get("outcome") == "cancelled"
+    )
+    assert len(t.compactions) - cancelled <= starts_by[True] <= len(t.compactions), checked.label
     assert kinds["prompt"] >= 1, checked.label
     if sc.expects_guide:
         guides = [e for e in raw if e["kind"] == "guide_loaded"]
