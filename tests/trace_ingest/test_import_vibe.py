@@ -353,3 +353,14 @@ def test_a_real_2_18_4_folder_and_its_hooks_make_one_session(tmp_path: Path) -> 
     }
     assert all(set(by_id[c]["sources"]) == {"hook", "transcript"} for c in hooked)
     assert not show["disagreements"]
+
+
+def test_store_json_reads_as_the_strict_parser_reads_it() -> None:
+    """An integer past 64 bits stays exact (orjson alone would make it a float), as in every
+    other importer (importers/orjson_exact.py); NaN is kept, not refused."""
+    from trace_ingest import fastjson
+    from trace_ingest.importers.vibe_store import _loads
+
+    body = b'{"n": 123456789012345678901234567890, "x": NaN, "ok": [1, "a"]}'
+    assert _loads(body) == fastjson.loads_strict(body.decode())[0]
+    assert _loads(b'{"ok": [1, "a"]}') == {"ok": [1, "a"]}

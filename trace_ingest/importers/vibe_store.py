@@ -46,11 +46,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
 from trace_ingest import fastjson
 from trace_ingest.errors import TrailError
 from trace_ingest.events import event_id, new_event
+from trace_ingest.importers import orjson_exact
 from trace_ingest.importers._pipeline import ImportReport, normalize_ts
 from trace_ingest.tools import STATUS_OK
 from trace_ingest.vibe_tools import (
@@ -1019,12 +1018,12 @@ def _pre_tool_notice(entry: dict[str, Any]) -> tuple[Any, str] | None:
 
 
 def _loads(body: bytes) -> Any:
-    """JSON of a store file: orjson (fast), or the strict parser for what orjson refuses
-    (NaN and the like, kept as text); StoreError when it is not JSON."""
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        pass
+    """JSON of a store file: orjson where it reads exactly what the strict parser reads
+    (``orjson_exact``), else the strict parser (NaN and the like, and integers past 64 bits,
+    which orjson would turn into floats, kept as text); StoreError when it is not JSON."""
+    value = orjson_exact.loads(body)
+    if value is not None:
+        return value
     try:
         value, _ = fastjson.loads_strict(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -1103,8 +1102,8 @@ def _saved_output(store_path: str, output: Any) -> Any:
     if base in ("", ".json") or _linked(store_path, _SAVED_DIR):
         return None
     try:
-        parsed = orjson.loads(read_bytes(os.path.join(folder, base)))
-    except (StoreError, orjson.JSONDecodeError):
+        parsed = _loads(read_bytes(os.path.join(folder, base)))
+    except StoreError:
         return None
     return parsed if isinstance(parsed, dict) else None
 
