@@ -1060,7 +1060,7 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     # Azure OpenAI keys: 32 hex (Azure AI services keys), under an OpenAI key name (the
     # OpenAI SDKs read OPENAI_API_KEY for Azure too; OpenAI's own keys are sk-…)
     ("azure-openai-key", ("openai",),
-     r"(?i:(?:azure[_-]?)?openai[_-]?(?:api[_-]?)?key)(?:\\?[\"'])?\]?[ \t]*+[:=][ \t]*+"
+     r"(?i:openai[_-]?(?:api[_-]?)?key)(?:\\?[\"'])?\]?[ \t]*+[:=][ \t]*+"
      r"(?:\\?[\"'])?([0-9a-fA-F]{32})", False, True),
     ("wireguard-key", ("privatekey", "presharedkey"),
      r"(?:Private|Preshared)Key[ \t]*+=[ \t]*+([A-Za-z0-9+/]{43}=)", False, True),
