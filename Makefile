@@ -43,11 +43,13 @@ test: $(STAMP) harnesses phoenix
 test-harness: $(STAMP) harnesses
 	$(BIN)/python -m pytest -q tests/harnesses
 
-bench: $(STAMP)
+# agent_walltime drives the pinned Claude Code, hence `harnesses`.
+bench: $(STAMP) harnesses
 	$(BIN)/python -m pip install --quiet -e '.[bench]' --config-settings editable_mode=compat \
 	  || $(BIN)/python -m pip install --quiet -e '.[bench]'
 	status=0; \
-	for script in hook_latency collector_latency sync_throughput scrub score_throughput score_reference dashboard export; do \
+	for script in hook_latency collector_latency agent_walltime sync_throughput import_throughput \
+	    scrub score_throughput score_reference dashboard export; do \
 	  $(BIN)/python bench/$$script.py || status=1; \
 	done; exit $$status
 
