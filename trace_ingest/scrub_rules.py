@@ -552,9 +552,11 @@ def _prefixed_matches(
             pos = max(m.end(), i + 1)
 
 
-def _group_end(pattern: str, start: int) -> int | None:
-    """The index of the ``)`` closing the group opened at ``start``."""
-    depth = 0
+def _structure(pattern: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of each ``(``, ``)`` and ``|`` of ``pattern`` from ``start``,
+    outside escapes and character classes; ``(len(pattern), "[")`` last when a class is left
+    open (the one reading of a pattern's structure ``_group_end`` and ``_top_alternatives``
+    share)."""
     i = start
     in_class = False
     while i < len(pattern):
@@ -570,13 +572,23 @@ def _group_end(pattern: str, start: int) -> int | None:
                 i += 1
             if pattern[i + 1 : i + 2] == "]":
                 i += 1  # a leading ] is a member
-        elif c == "(":
+        elif c in "()|":
+            yield i, c
+        i += 1
+    if in_class:
+        yield len(pattern), "["
+
+
+def _group_end(pattern: str, start: int) -> int | None:
+    """The index of the ``)`` closing the group opened at ``start``."""
+    depth = 0
+    for i, c in _structure(pattern, start):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
     return None
 
 
@@ -586,32 +598,19 @@ def _top_alternatives(pattern: str) -> list[str] | None:
     alts: list[str] = []
     depth = 0
     last = 0
-    i = 0
-    in_class = False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern[i + 1 : i + 2] == "^":
-                i += 1
-            if pattern[i + 1 : i + 2] == "]":
-                i += 1
-        elif c == "(":
+    for i, c in _structure(pattern):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
             if depth < 0:
                 return None
-        elif c == "|" and depth == 0:
+        elif c == "[":
+            return None  # a class left open
+        elif depth == 0:  # a top-level |
             alts.append(pattern[last:i])
             last = i + 1
-        i += 1
-    if depth or in_class:
+    if depth:
         return None
     alts.append(pattern[last:])
     return alts
