@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from trace_ingest.events import new_event
 from trace_ingest.harnesses.vscode import DESCRIPTOR
-from trace_ingest.vscode_facts import decode_session_id, iso
+from trace_ingest.vscode_facts import decode_session_id, iso, strip_call_id
 
 HARNESS = DESCRIPTOR.id
 
@@ -104,7 +104,12 @@ def _fill_tool(ev: Event, rest: dict[str, Any], kind: str) -> None:
     name = _str(rest.pop("tool_name", None))
     ev["tool_name"] = name
     ev["tool"] = DESCRIPTOR.canonical(name)
-    ev["call_id"] = _str(rest.pop("tool_use_id", None))
+    # ``tool_use_id`` is the Local harness's internal id, ``<model id>__vscode-<n>``
+    # (microsoft/vscode-copilot-chat toolCalling.tsx passes ``props.toolCall.id``, which
+    # toolCallingLoop.ts createInternalToolCallId suffixes); the chat files name the call
+    # without the suffix, so it is cut here too, or a hooked call would never meet its file.
+    call_id = _str(rest.pop("tool_use_id", None))
+    ev["call_id"] = strip_call_id(call_id) if call_id else call_id
     if "tool_input" in rest:
         ev["input"] = rest.pop("tool_input")
         ev["path"] = DESCRIPTOR.tool_path(ev["input"])

@@ -421,13 +421,17 @@ def test_shared_samples(
     assert (f.error or "").startswith(error or "") and f.ok == (error is None)
 
 
-def test_a_hooked_and_imported_session_is_one_session(tmp_path: Path, trail_home: Path) -> None:
+@pytest.mark.parametrize("hook_call_id", ["call_read_1", "call_read_1__vscode-7"])
+def test_a_hooked_and_imported_session_is_one_session(
+    tmp_path: Path, trail_home: Path, hook_call_id: str
+) -> None:
     """Hooks for liveness, the chat session for truth: one call seen by both is one action,
-    with both sources as provenance (docs/reconciliation.md), where the call ids agree."""
+    with both sources as provenance (docs/reconciliation.md), where the call ids agree. The
+    hook may send Copilot Chat's internal id (``__vscode-<n>`` appended): it is the same call."""
     read = {
         "tool_name": "copilot_readFile",
         "tool_input": {"filePath": "/w/README.md"},
-        "tool_use_id": "call_read_1",
+        "tool_use_id": hook_call_id,
     }
     for payload in (
         fx.hook_payload("UserPromptSubmit", prompt="Read README.md and run the tests"),
