@@ -19,8 +19,12 @@ Its own rules:
 - bound to 127.0.0.1 only; the ``Host`` header must name that address (or ``localhost``) and
   its port, so a page in a browser cannot reach it through a DNS name it rebinds; a request
   with an ``Origin`` header (browsers send one) or without a JSON content type is refused;
-  on Linux, the connecting socket must belong to this user (``/proc/net/tcp``), so another
-  local user cannot write into this user's traces;
+  on Linux, the connecting socket must belong to this user (``/proc/net/tcp``, checked when
+  the connection is accepted, before a thread is started for it), so another local user
+  cannot write into this user's traces;
+- each connection is cut off ``REQUEST_SECONDS`` after it was accepted, and at most
+  ``MAX_CONNECTIONS`` are served at once: neither a trickling client nor a pile of idle ones
+  holds threads for long;
 - POSTs only, on ``/trail/hook/<harness>``; the body needs a ``Content-Length`` and is read up
   to ``max_payload_bytes`` (past that, its head only: it is recorded as the process hook records
   an oversize payload); every socket read has a timeout;
@@ -28,15 +32,18 @@ Its own rules:
   the queue in arrival order (the hook's path pins the data dir per call: one writer keeps
   calls apart). On SIGTERM or SIGINT it stops accepting, records what is queued and exits 0;
 - nothing from a request is logged except through the hook's error log, scrubbed (the hook's
-  ``_log``); no access log.
+  ``_log``, called by the writer thread only); no access log.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import signal
+import socket
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -50,6 +57,13 @@ from trace_ingest.harnesses.table import HARNESSES
 from trace_ingest.paths import hook_home
 
 SOCKET_TIMEOUT = 5.0  # seconds a client may take to send its headers or body
+# A client trickling a byte now and then never trips SOCKET_TIMEOUT: every connection is cut
+# off this long after it was accepted, whatever it is doing (Claude Code itself gives up after
+# the handler's 1 s timeout, docs/collector.md; the 2 s drain of an oversize body fits).
+REQUEST_SECONDS = 10.0
+# Connections served at once, each by a thread of this user (threads count against the user's
+# process limit); one past it is closed unanswered. Claude Code holds one per running hook.
+MAX_CONNECTIONS = 64
 HEAD_BYTES = 65536  # kept of an oversize body, as the process hook keeps (hooks/entry.py)
 QUEUE_SIZE = 32  # payloads waiting for the writer; past that a request waits for room
 # (bounds memory: 32 x max_payload_bytes at most, with the requests being read)
@@ -66,11 +80,28 @@ def configured_limit() -> int:
     return int(config["capture"]["max_payload_bytes"])
 
 
-def _peer_uid(client_port: int, server_port: int) -> int | None:
-    """The owner of the socket connecting from ``client_port`` to ``server_port`` on
-    127.0.0.1 (Linux ``/proc/net/tcp``; None where that cannot be read)."""
-    want_local = f"0100007F:{client_port:04X}"
-    want_remote = f"0100007F:{server_port:04X}"
+NO_SOCKET = -1  # _peer_uid: the table was read and holds no such connection
+
+
+def _proc_address(host: str, port: int) -> str:
+    """``host:port`` as ``/proc/net/tcp`` writes it: the address's 32 bits in this machine's
+    byte order, then the port, both in upper-case hex."""
+    raw = int.from_bytes(socket.inet_aton(host), sys.byteorder)
+    return f"{raw:08X}:{port:04X}"
+
+
+def _peer_uid(client: tuple[str, int], server_port: int) -> int | None:
+    """The owner of the socket connecting from ``client`` (its address and port, as
+    ``accept`` gave them) to 127.0.0.1:``server_port`` (Linux ``/proc/net/tcp``): None where
+    that table cannot be read, ``NO_SOCKET`` when it holds no such connection.
+
+    The client's own address is looked up, not 127.0.0.1: any 127.x.y.z reaches a socket bound
+    to 127.0.0.1, and a connection from 127.0.0.2 was once not found, and so let through."""
+    try:
+        want_local = _proc_address(client[0], client[1])
+    except (OSError, ValueError, OverflowError):
+        return NO_SOCKET  # not an IPv4 address: nothing this server accepts
+    want_remote = _proc_address(HOST, server_port)
     try:
         with open("/proc/net/tcp", encoding="ascii") as table:
             for line in table:
@@ -79,7 +110,7 @@ def _peer_uid(client_port: int, server_port: int) -> int | None:
                     return int(fields[7])
     except (OSError, ValueError):
         return None
-    return None
+    return NO_SOCKET
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -99,15 +130,18 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # http.server's own parse errors: answered, not logged
 
     def _answer(self, status: int, body: bytes = b"") -> None:
-        self.send_response(status)
-        if body:
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Connection", "close")
         self.close_connection = True
-        self.end_headers()
-        if body:
-            self.wfile.write(body)
+        try:
+            self.send_response(status)
+            if body:
+                self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if body:
+                self.wfile.write(body)
+        except OSError:
+            pass  # the client left (or was cut off at its deadline): nothing to tell it
 
     def _refuse(self, status: int, reason: str) -> None:
         """Answer ``status`` and note why once in the error log (no request text in it)."""
@@ -123,11 +157,6 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Origin") is not None:
             self._refuse(403, "a request came with an Origin header (a browser page)")
             return False
-        if self.server.check_peer:
-            uid = _peer_uid(self.client_address[1], port)
-            if uid is not None and uid != os.getuid():
-                self._refuse(403, f"a connection came from another user (uid {uid})")
-                return False
         return True
 
     def do_GET(self) -> None:
@@ -151,7 +180,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._refuse(415, "a POST's body was not declared as application/json")
             return
         length = self.headers.get("Content-Length", "")
-        if not length.isdigit() or self.headers.get("Transfer-Encoding") is not None:
+        # ASCII digits only: str.isdigit also takes '\xb2' (headers are decoded as latin-1),
+        # which int() refuses, and int() refuses more than 4,300 digits. 18 digits is more
+        # than any body this server reads (it reads no further than its bound anyway).
+        plain = length.isascii() and length.isdigit() and len(length) <= 18
+        if not plain or self.headers.get("Transfer-Encoding") is not None:
             self._refuse(411, "a POST came without a plain Content-Length")
             return
         size = int(length)
@@ -187,7 +220,13 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class Collector(ThreadingHTTPServer):
-    """The server: request threads read and answer, one writer thread records."""
+    """The server: request threads read and answer, one writer thread records.
+
+    Only the writer thread touches the data dir: it records the payloads and writes the
+    request threads' notes (``note`` queues them). The hook's path pins the data dir's
+    descriptor for one call (``paths.pin_home``); a request thread logging meanwhile would
+    ``dup`` the writer's descriptor, or a number the writer had just closed and reused.
+    """
 
     daemon_threads = True
     allow_reuse_address = True
@@ -197,17 +236,71 @@ class Collector(ThreadingHTTPServer):
         super().__init__((HOST, port), _Handler)
         self.max_body = configured_limit() if max_body is None else max_body
         self.check_peer = check_peer
-        self.pending: queue.Queue[tuple[str, bytes, str, int] | None] = queue.Queue(QUEUE_SIZE)
+        # A payload (harness, body, received_at, size), a note (its message), or None: stop.
+        self.pending: queue.Queue[tuple[str, bytes, str, int] | str | None] = queue.Queue(
+            QUEUE_SIZE
+        )
         self.recorded = 0
         self.failed = 0  # payloads whose recording raised past the hook path's own handling
+        self._open: dict[socket.socket, float] = {}  # connection -> when it must be done
+        self._open_lock = threading.Lock()
+        self._closing = threading.Event()
         self.writer = threading.Thread(target=self._write, name="trail-collector-writer")
         self.writer.start()
+        self.reaper = threading.Thread(target=self._reap, name="trail-collector-reaper")
+        self.reaper.daemon = True
+        self.reaper.start()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Before a thread is started for it: refuse another user's connection (Linux) and
+        one past ``MAX_CONNECTIONS``, closed unanswered; give the rest a deadline."""
+        if self.check_peer:
+            uid = _peer_uid(client_address, self.server_address[1])
+            if uid is not None and uid != os.getuid():
+                shown = "unknown" if uid == NO_SOCKET else uid
+                self.note(f"a connection came from another user (uid {shown}); closed unanswered")
+                self.shutdown_request(request)
+                return
+        with self._open_lock:
+            full = len(self._open) >= MAX_CONNECTIONS
+            if not full:
+                self._open[request] = time.monotonic() + REQUEST_SECONDS
+        if full:
+            self.note(f"more than {MAX_CONNECTIONS} connections at once; one closed unanswered")
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:  # under the lock: the reaper never shuts a closed descriptor
+            self._open.pop(request, None)
+            super().shutdown_request(request)
+
+    def _reap(self) -> None:
+        """Cut off every connection past its deadline (its thread's read then ends short)."""
+        while not self._closing.wait(0.25):
+            now = time.monotonic()
+            with self._open_lock:
+                for conn, deadline in self._open.items():
+                    if deadline < now:
+                        with contextlib.suppress(OSError):
+                            conn.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request thread that raised: noted by its exception's type, no traceback on
+        stderr (socketserver's default) and no request text."""
+        error = sys.exc_info()[0]
+        name = error.__name__ if error is not None else "an error"
+        self.note(f"a request raised {name}; closed unanswered")
 
     def _write(self) -> None:
         while True:
             item = self.pending.get()
             if item is None:
                 return
+            if isinstance(item, str):
+                self._log(item)
+                continue
             harness, body, received_at, size = item
             try:
                 entry.record_payload(harness, body, received_at, size)
@@ -218,7 +311,13 @@ class Collector(ThreadingHTTPServer):
                 self.failed += 1
 
     def note(self, message: str) -> None:
-        """One line in the hook error log (``trail doctor`` shows it), once per message."""
+        """One line in the hook error log (``trail doctor`` shows it), once per message,
+        written by the writer thread. Dropped when the queue is full: a burst of refusals
+        must not wait for room that payloads need."""
+        with contextlib.suppress(queue.Full):
+            self.pending.put_nowait(message)
+
+    def _log(self, message: str) -> None:
         try:
             home, _ = hook_home()
             entry._log(home, "collector", "collector", message, once=True)
@@ -228,6 +327,7 @@ class Collector(ThreadingHTTPServer):
     def close(self) -> None:
         """Stop accepting, record everything queued, release the port."""
         self.server_close()
+        self._closing.set()
         self.pending.put(None)
         self.writer.join()
 

@@ -8,6 +8,7 @@ Content-Length), then stops it with SIGTERM and reads what it wrote. The process
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -273,17 +274,32 @@ def test_capture_off_is_obeyed(collector: Running) -> None:
     assert read_trace_lines(collector.home) == []
 
 
+OTHER_USER_CLIENT = (
+    "import socket, sys\n"
+    "s = socket.socket()\n"
+    "s.bind((sys.argv[2], 0))\n"  # any 127.x.y.z reaches a socket bound to 127.0.0.1
+    "s.settimeout(30)\n"
+    "s.connect(('127.0.0.1', int(sys.argv[1])))\n"
+    'body = b\'{"session_id": "intruder", "hook_event_name": "Stop"}\'\n'
+    "s.sendall(b'POST /trail/hook/claude-code HTTP/1.1\\r\\nHost: 127.0.0.1:'"
+    " + sys.argv[1].encode()"
+    " + b'\\r\\nContent-Type: application/json\\r\\nContent-Length: ' + str(len(body)).encode()"
+    " + b'\\r\\n\\r\\n' + body)\n"
+    "try:\n"
+    "    answer = s.recv(100)\n"
+    "except ConnectionResetError:\n"
+    "    answer = b''\n"
+    "print(answer.split(b' ')[1].decode() if answer else 'closed')\n"
+)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
-def test_a_connection_from_another_user_is_refused(collector: Running) -> None:
-    client = (
-        "import http.client, sys\n"
-        "c = http.client.HTTPConnection('127.0.0.1', int(sys.argv[1]), timeout=30)\n"
-        "c.request('POST', '/trail/hook/claude-code', body=b'{}',"
-        " headers={'Content-Type': 'application/json'})\n"
-        "print(c.getresponse().status)\n"
-    )
+@pytest.mark.parametrize("source", ["127.0.0.1", "127.0.0.2"])
+def test_a_connection_from_another_user_is_refused(collector: Running, source: str) -> None:
+    """Another local user's connection is closed unanswered, from any loopback address (the
+    socket table is looked up by the real client address: 127.0.0.2 once slipped through)."""
     done = subprocess.run(
-        ["/usr/bin/env", "python3", "-I", "-c", client, str(collector.port)],
+        ["/usr/bin/env", "python3", "-I", "-c", OTHER_USER_CLIENT, str(collector.port), source],
         capture_output=True,
         text=True,
         timeout=60,
@@ -291,11 +307,140 @@ def test_a_connection_from_another_user_is_refused(collector: Running) -> None:
         user=65534,
         cwd="/",
     )
-    assert done.stdout.strip() == "403", done.stderr
+    assert done.stdout.strip() == "closed", done.stderr
     assert collector.post(tool_call("s", 1))[0] == 204  # this user's own still are
     assert collector.stop()[0] == 0
-    assert len(read_trace_lines(collector.home)) == 1
+    assert [e["session_id"] for e in read_trace_lines(collector.home)] == ["s"]
     assert "from another user" in (collector.home / "hook-errors.log").read_text()
+
+
+def raw_request(port: int, data: bytes) -> bytes:
+    """Send ``data`` as it is on a fresh connection; what came back before it closed."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(data)
+        got = b""
+        while chunk := s.recv(65536):
+            got += chunk
+        return got
+
+
+@pytest.mark.parametrize(
+    "length",
+    [b"\xb2", b"9" * 5000, b"-1", b"+12", b"1e3", b"0x10", b"\xd9\xa1"],
+    ids=["superscript-two", "5000-digits", "negative", "plus", "float", "hex", "arabic-digit"],
+)
+def test_a_content_length_that_is_not_plain_digits_is_refused_without_a_traceback(
+    collector: Running, length: bytes
+) -> None:
+    """``str.isdigit`` takes a latin-1 '\xb2' for a digit and ``int`` refuses more than 4,300
+    digits: each made the request thread raise (a traceback on stderr, no answer)."""
+    head = (
+        f"POST {HOOK_PATH} HTTP/1.1\r\nHost: 127.0.0.1:{collector.port}\r\n"
+        "Content-Type: application/json\r\nContent-Length: "
+    ).encode()
+    answer = raw_request(collector.port, head + length + b"\r\n\r\n{}")
+    assert answer.startswith(b"HTTP/1.1 411 "), answer
+    assert collector.post(tool_call("s", 1))[0] == 204
+    code, _, err = collector.stop()
+    assert code == 0 and err == b""
+    assert len(read_trace_lines(collector.home)) == 1
+
+
+def test_a_client_that_trickles_its_request_is_cut_off_and_others_are_served(
+    collector: Running,
+) -> None:
+    """One byte a second never trips a per-read timeout; the request's overall deadline
+    (collector.REQUEST_SECONDS) closes the connection, and meanwhile other POSTs are answered."""
+    from hooks.collector import REQUEST_SECONDS
+
+    request = (
+        f"POST {HOOK_PATH} HTTP/1.1\r\nHost: 127.0.0.1:{collector.port}\r\n" + "X-Pad: a\r\n" * 99
+    ).encode()
+    with socket.create_connection(("127.0.0.1", collector.port), timeout=30) as slow:
+        slow.settimeout(1.0)
+        closed_by_server = False
+        for n in range(int(REQUEST_SECONDS * 6)):
+            if n == 2:
+                assert collector.post(tool_call("s", 1))[0] == 204  # not stalled by it
+            try:
+                slow.send(request[n : n + 1])
+                if slow.recv(1) == b"":
+                    closed_by_server = True
+                    break
+            except TimeoutError:
+                continue  # nothing answered yet: go on trickling
+            except OSError:
+                closed_by_server = True
+                break
+        assert closed_by_server
+    assert collector.stop()[0] == 0
+    assert [e["session_id"] for e in read_trace_lines(collector.home)] == ["s"]
+
+
+def test_connections_past_the_cap_are_closed_at_once_and_the_collector_recovers(
+    collector: Running,
+) -> None:
+    """At most collector.MAX_CONNECTIONS are served at once (each is a thread of this user's),
+    so idle connections cannot pile up threads; one past the cap is closed unanswered."""
+    from hooks.collector import MAX_CONNECTIONS
+
+    idle = [socket.create_connection(("127.0.0.1", collector.port)) for _ in range(MAX_CONNECTIONS)]
+    try:
+        extra = socket.create_connection(("127.0.0.1", collector.port), timeout=30)
+        extra.sendall(b"GET /trail/health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % collector.port)
+        with contextlib.suppress(ConnectionResetError):  # closed with the request unread
+            assert extra.recv(100) == b""
+        extra.close()
+    finally:
+        for s in idle:
+            s.close()
+    for _ in range(100):  # the idle ones' threads notice their close
+        status, _ = collector.request("GET", "/trail/health")
+        if status == 200:
+            break
+    assert status == 200
+    assert collector.stop()[0] == 0
+    assert "connections at once" in (collector.home / "hook-errors.log").read_text()
+
+
+def test_only_the_writer_thread_touches_the_data_dir(
+    trail_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refusal is noted by the writer thread, never by the request thread that refused: the
+    hook's path pins the data dir's descriptor for the length of one call (paths.pin_home),
+    and a request thread logging meanwhile used, and could outlive, the writer's descriptor."""
+    from hooks import collector as module
+    from hooks import entry
+
+    touched: list[str] = []
+    real = entry.append_error
+
+    def spy(home: str, record: dict[str, object], unless_repeated: bool = False) -> None:
+        touched.append(threading.current_thread().name)
+        real(home, record, unless_repeated)
+
+    monkeypatch.setattr(entry, "append_error", spy)
+    server = module.Collector(free_port())
+    loop = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    loop.start()
+    try:
+        port = server.server_address[1]
+        for _ in range(5):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("POST", HOOK_PATH, b"{}", {"Content-Type": "text/plain"})
+            assert conn.getresponse().status == 415
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("POST", HOOK_PATH, b"", {"Content-Type": "application/json"})
+            assert conn.getresponse().status == 204  # an empty payload: logged by the hook path
+            conn.close()
+    finally:
+        server.shutdown()
+        loop.join()
+        server.close()
+    assert touched and set(touched) == {"trail-collector-writer"}, touched
+    log = (trail_home / "hook-errors.log").read_text()
+    assert "not declared as application/json" in log and "empty payload" in log
 
 
 def test_every_answer_closes_its_connection(collector: Running) -> None:
