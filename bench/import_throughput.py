@@ -7,7 +7,9 @@ and again under fresh session ids, so that no copy de-duplicates against another
 workload's docstring) and, in fresh processes of the same interpreter, alternately runs
 
 - the import of the folder into an empty data dir (but for trail's compiled-regex cache, which
-  any earlier trail command leaves there: an untimed import makes it first);
+  any earlier trail command leaves there: an untimed import makes it first); each run has
+  its own, made before the first run and removed after the last, and the file system is
+  synced before each timed run (``settle``), so no run pays for an earlier one's files;
 - the bare pass: read every file the importer reads and parse it the cheapest way its format
   allows, nothing else: ``orjson.loads`` of each line of a ``.jsonl`` file, of a whole JSON
   document otherwise (a Vibe 3.x store's ``CURRENT``, manifest, chunks and ``meta.json``; a
@@ -316,6 +318,14 @@ def measure(cmd: list[str], env: dict[str, str]) -> Run:
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
+def settle() -> None:
+    """Let the file system finish what came before (written data, removed folders) before
+    the next timed run: a journaling file system mounted with ``discard`` does much of that
+    work later, and whichever process runs then pays for it in system time."""
+    os.sync()
+    time.sleep(0.5)
+
+
 def _median(runs: list[Run], what: str) -> float:
     return statistics.median(getattr(r, what) for r in runs)
 
@@ -351,6 +361,13 @@ def main() -> None:
             shutil.rmtree(cache, ignore_errors=True)
             if (home / "cache").is_dir():
                 shutil.copytree(home / "cache", cache)
+            shutil.rmtree(home, ignore_errors=True)
+            homes = [work / f"home{run}" for run in range(args.runs)]
+            for home in homes:  # made now: no timed run pays for another's files
+                if cache.is_dir():
+                    shutil.copytree(cache, home / "cache")
+                home.mkdir(exist_ok=True)
+            settle()
             for run in range(args.runs):
                 arms = ("bare", "ours") if run % 2 == 0 else ("ours", "bare")
                 for arm in arms:
@@ -359,14 +376,14 @@ def main() -> None:
                             measure([sys.executable, "-c", BARE, str(folder)], dict(os.environ))
                         )
                         continue
-                    shutil.rmtree(home, ignore_errors=True)
-                    if cache.is_dir():
-                        shutil.copytree(cache, home / "cache")
-                    env = {**os.environ, "TRAIL_HOME": str(home)}
+                    env = {**os.environ, "TRAIL_HOME": str(homes[run])}
                     ours.append(measure(load.command(folder), env))
-                    written = events_written(home)
+                    written = events_written(homes[run])
                     if written == 0:
                         raise SystemExit(f"{name}: the import wrote nothing from {folder}")
+                    settle()
+            for home in homes:
+                shutil.rmtree(home, ignore_errors=True)
             mb = size / 1e6
             ow, bw = _median(ours, "wall"), _median(bare, "wall")
             oc, bc = _median(ours, "cpu"), _median(bare, "cpu")
@@ -406,7 +423,8 @@ def main() -> None:
         [
             f"Measured {machine()}; load average {load_start[0]:.2f} at the start,"
             f" {load_end[0]:.2f} at the end; medians of {args.runs} interleaved runs, fresh"
-            " processes, empty data dir per import (its regex cache warm). Input: real"
+            " processes, a fresh empty data dir per import (its regex cache warm), the file system"
+            " synced before each timed run. Input: real"
             " recorded sessions (see each workload in the script), copied under fresh session"
             " ids to the size shown. The"
             " bare pass reads the same files and parses them the cheapest way each format"

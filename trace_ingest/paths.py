@@ -198,13 +198,20 @@ def open_home(home: str, create: bool = True) -> int:
     return fd
 
 
-def open_subdir(parent: int, name: str, what: str, create: bool = True) -> int:
+def open_subdir(parent: int, name: str, what: str, create: bool = True, fresh: bool = False) -> int:
     """Open (creating 0700 if asked) the folder ``name`` under the folder ``parent``, never
     through a symlink; raises UnsafePath for a symlink, a non-folder or a folder that fails
-    the ownership and mode checks."""
+    the ownership and mode checks. ``fresh``: the folder is probably not there yet, so
+    ``mkdir`` is tried first (one failed open fewer; the result is the same)."""
     made = False
     try:
         try:
+            if create and fresh:
+                try:
+                    os.mkdir(name, DIR_MODE, dir_fd=parent)
+                    made = True
+                except FileExistsError:
+                    pass
             fd = os.open(name, _DIR_FLAGS | _NOFOLLOW, dir_fd=parent)
         except FileNotFoundError:
             if not create:

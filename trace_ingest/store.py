@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest import fastjson
-from trace_ingest.paths import open_dirs, open_file, open_file_stat, open_subdir
+from trace_ingest.paths import open_dirs, open_file, open_file_stat
 
 MAX_ERROR_DETAIL = 2000
 MAX_ERROR_LOG = 1 << 20  # bytes; then one rotation to hook-errors.log.1
@@ -63,21 +63,6 @@ def append_lines(path: str, data: str | bytes, home: str | None = None) -> None:
         fd = open_file(folder, name, path, _APPEND)
     finally:
         os.close(folder)
-    try:
-        write_all(fd, payload)
-    finally:
-        os.close(fd)
-
-
-def append_in(parent: int, folder: str, where: str, path: str, payload: bytes) -> None:
-    """Append ``payload`` (complete lines, UTF-8) to ``folder/trace.jsonl`` under the checked
-    folder descriptor ``parent`` in one ``write()``, creating the folder and the file as
-    ``append_lines`` does (``where`` and ``path`` name them in errors)."""
-    sub = open_subdir(parent, folder, where)
-    try:
-        fd = open_file(sub, os.path.basename(path), path, _APPEND)
-    finally:
-        os.close(sub)
     try:
         write_all(fd, payload)
     finally:

@@ -56,10 +56,17 @@ from trace_ingest.errors import AdapterError, TrailError
 from trace_ingest.events import SCHEMA_VERSION, now_iso
 from trace_ingest.importers import orjson_exact
 from trace_ingest.importers.trace_lines import finish_line
-from trace_ingest.paths import ensure_home, open_dirs, trace_path, trail_home
+from trace_ingest.paths import (
+    ensure_home,
+    open_dirs,
+    open_file_stat,
+    open_subdir,
+    trace_path,
+    trail_home,
+)
 from trace_ingest.progress import Progress
 from trace_ingest.scrub import Scrubber, load_scrubber
-from trace_ingest.store import append_in
+from trace_ingest.store import write_all
 
 _ID = re.compile(rb'\{"v":' + str(SCHEMA_VERSION).encode() + rb',"id":"([0-9a-f]{32})"')
 
@@ -85,26 +92,25 @@ __all__ = [
 
 def read_ids(path: str) -> set[str]:
     """Ids of the events already in a trace file (also those glued after a torn line)."""
+    return _read_ids(path)[0]
+
+
+def _read_ids(path: str) -> tuple[set[str], bool]:
+    """``(read_ids(path), whether the file exists)``, in one open."""
     ids: set[str] = set()
-    if not os.path.exists(path):
-        return ids
-    with open(path, "rb") as fh:
-        for line in fh:
-            ids.update(m.decode() for m in _ID.findall(line))
-    return ids
-
-
-def _ends_torn(path: str) -> bool:
-    """True when the file's last byte is not a newline (a writer was killed mid-line)."""
     try:
         with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell() == 0:
-                return False
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) != b"\n"
+            for line in fh:
+                ids.update(m.decode() for m in _ID.findall(line))
     except FileNotFoundError:
-        return False
+        return ids, False
+    return ids, True
+
+
+# Trace files an import keeps open at once (each session's file is opened once per run, not
+# once per batch: a session read from several files gets several batches).
+MAX_OPEN = 64
+_APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT  # read too: the last byte, for a torn line
 
 
 @dataclass
@@ -116,6 +122,9 @@ class SessionSink:
     path: str
     ids: set[str]
     written: int = 0
+    existed: bool = True  # the trace file was there when its ids were read
+    fd: int | None = None  # open for appending (TraceWriter keeps up to MAX_OPEN)
+    end: int = -1  # the file's size after this run's last write through ``fd``
 
 
 @dataclass
@@ -127,6 +136,7 @@ class TraceWriter:
     scrubber: Scrubber
     sinks: dict[str, SessionSink] = field(default_factory=dict)
     _folder: int | None = None  # sessions/<harness>, opened and checked once per run
+    _open: dict[str, SessionSink] = field(default_factory=dict)  # sinks with an fd, oldest first
 
     def sink(self, session_id: str) -> SessionSink:
         found = self.sinks.get(session_id)
@@ -134,11 +144,14 @@ class TraceWriter:
             # The folder and the reported id come from the scrubbed id, as in the hook.
             key, clean_id = session_dir_key(self.scrubber, session_id, with_clean=True)
             path = trace_path(self.home, self.harness, key)
-            found = SessionSink(clean_id, key, path, read_ids(path))
+            ids, existed = _read_ids(path)
+            found = SessionSink(clean_id, key, path, ids, existed=existed)
             self.sinks[session_id] = found
         return found
 
     def close(self) -> None:
+        while self._open:
+            self._drop(next(iter(self._open)))
         if self._folder is not None:
             os.close(self._folder)
             self._folder = None
@@ -158,17 +171,49 @@ class TraceWriter:
             kept.append(line)
         if not kept:
             return 0
-        if _ends_torn(sink.path):
-            kept.insert(0, b"\n")  # keep our first event off a torn line; the mirror skips it
+        fd, size = self._fd(session_id, sink)
+        # A file that does not end in a newline was torn by a killed writer: keep our first
+        # event off that line (the mirror skips it). What this run wrote last ends in one.
+        if size > 0 and size != sink.end and os.pread(fd, 1, size - 1) != b"\n":
+            kept.insert(0, b"\n")
+        payload = b"".join(kept)
+        write_all(fd, payload)
+        sink.end = size + len(payload)
+        sink.written += len(kept)
+        return len(kept)
+
+    def _fd(self, session_id: str, sink: SessionSink) -> tuple[int, int]:
+        """The sink's trace file open for appending, and its size now."""
+        if sink.fd is not None:
+            st = os.fstat(sink.fd)
+            if st.st_nlink > 0:  # still the file at its path (not removed meanwhile)
+                self._open[session_id] = self._open.pop(session_id)  # most recently used
+                return sink.fd, st.st_size
+            self._drop(session_id)
         if self._folder is None:
             # Checked once (paths.open_dirs: no symlink, owned by this user, not writable by
             # others), then every session folder is opened relative to it: a session costs
             # its own folder and file, not the walk from the data dir down again.
             ensure_home(self.home)
             self._folder = open_dirs(self.home, ("sessions", self.harness))
-        append_in(self._folder, sink.key, os.path.dirname(sink.path), sink.path, b"".join(kept))
-        sink.written += len(kept)
-        return len(kept)
+        where = os.path.dirname(sink.path)
+        sub = open_subdir(self._folder, sink.key, where, fresh=not sink.existed)
+        try:
+            fd, st = open_file_stat(sub, os.path.basename(sink.path), sink.path, _APPEND)
+        finally:
+            os.close(sub)
+        while len(self._open) >= MAX_OPEN:
+            self._drop(next(iter(self._open)))
+        sink.fd = fd
+        self._open[session_id] = sink
+        return fd, st.st_size
+
+    def _drop(self, session_id: str) -> None:
+        sink = self._open.pop(session_id)
+        if sink.fd is not None:
+            os.close(sink.fd)
+            sink.fd = None
+            sink.end = -1
 
 
 # ---- the report ----------------------------------------------------------------------------
