@@ -103,6 +103,11 @@ def now_iso(ns: int | None = None) -> str:
 
 def event_id(*parts: object) -> str:
     """Deterministic id from the facts that identify an event within its source."""
+    return blake2b(_id_text(parts), digest_size=16).hexdigest()
+
+
+def _id_text(parts: tuple[object, ...]) -> bytes:
+    """What ``event_id`` hashes: each part's JSON text followed by a unit separator."""
     texts: list[str] = []
     for part in parts:
         kind = type(part)
@@ -113,7 +118,24 @@ def event_id(*parts: object) -> str:
         else:
             texts.append(fastjson.dumps(part, default=str, sort_keys=True))
     texts.append("")
-    return blake2b("\x1f".join(texts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return "\x1f".join(texts).encode("utf-8", "surrogatepass")
+
+
+# new_event's hash state after (harness, source, session id), which an import repeats for
+# every event of a session: hashing is incremental, so the state after those three parts,
+# copied and fed the rest, gives the id event_id gives (one UTF-8 text is the concatenation
+# of its parts' texts). ~0.8 us of ~2.2 saved per event.
+_HEADS: dict[tuple[str, str, str], Any] = {}
+
+
+def _head(harness: str, source: str, session_id: str) -> Any:
+    key = (harness, source, session_id)
+    state = _HEADS.get(key)
+    if state is None:
+        if len(_HEADS) > 4096:
+            _HEADS.clear()
+        state = _HEADS[key] = blake2b(_id_text(key), digest_size=16)
+    return state
 
 
 def new_event(
@@ -132,7 +154,12 @@ def new_event(
     and the payload digest; for an importer: the file's own record id). The id is derived from
     them, so re-importing the same record gives the same id.
     """
-    eid = event_id(harness, source, session_id, kind, *id_parts)
+    if type(harness) is type(source) is type(session_id) is str:
+        state = _head(harness, source, session_id).copy()
+        state.update(_id_text((kind, *id_parts)))
+        eid = state.hexdigest()
+    else:
+        eid = event_id(harness, source, session_id, kind, *id_parts)
     return {
         "v": SCHEMA_VERSION,
         "id": eid,

@@ -172,6 +172,23 @@ def test_bad_lines_are_skipped_with_reasons(tmp_path: Path, trail_home: Path) ->
     assert report.exit_code == 0
 
 
+def test_nesting_limit_counts_levels_not_brackets(tmp_path: Path, trail_home: Path) -> None:
+    # vscode_reading.MAX_DEPTH (100) levels: a line nested deeper is skipped with its reason;
+    # one whose strings hold hundreds of brackets but whose value is shallow is read.
+    lines = [json.dumps(e).encode() for e in fx.mutation_log(fx.chat_session())]
+    deep = b'{"kind": 1, "k": ["customTitle"], "v": ' + b"[" * 101 + b"]" * 101 + b"}"
+    title = "[{" * 300
+    shallow = json.dumps({"kind": 1, "k": ["customTitle"], "v": title}).encode()
+    path = tmp_path / "chatSessions" / "nested.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b"\n".join([*lines, deep, shallow]) + b"\n")
+    report = import_chronicle([str(path)])
+    (f,) = report.files
+    # the shallow line is applied (not skipped); only the deep one is
+    assert f.ok and f.skips == [(len(lines) + 1, "nested deeper than 100 levels; not recorded")]
+    assert f.lines == len(lines) + 2 and dict(f.kinds) == RICH_KINDS
+
+
 def test_non_utf8_json_file_is_read(tmp_path: Path, trail_home: Path) -> None:
     raw = json.dumps(fx.chat_session()).encode().replace(b"Fix the typo", b"Fix the t\xffpo")
     path = tmp_path / "chatSessions" / f"{fx.SESSION}.json"

@@ -382,15 +382,22 @@ class ImportRun:
     ) -> None:
         """Finish and append ``(line number, event)`` pairs of one file, each id once."""
         by_session: dict[str, list[tuple[str, bytes]]] = {}
+        seen = self._seen_ids
+        sink_ids = None  # the ids in the trace of session ``last`` (events come by session)
+        last = None
         for number, ev in events:
             sid = ev["session_id"]
-            key = (sid, ev["id"])
+            eid = ev["id"]
+            key = (sid, eid)
             summary.events += 1
-            if key in self._seen_ids:
+            if key in seen:
                 summary.duplicates += 1
                 continue
-            self._seen_ids.add(key)
-            if self.writer.known(sid, ev["id"]):
+            seen.add(key)
+            if sink_ids is None or sid != last:
+                sink_ids = self.writer.sink(sid).ids
+                last = sid
+            if eid in sink_ids:
                 summary.already_present += 1
                 continue
             try:
@@ -416,7 +423,7 @@ class ImportRun:
             for rule, n in redactions.items():
                 self.report.redactions[rule] = self.report.redactions.get(rule, 0) + n
             self.report.truncated_fields += truncated
-            by_session.setdefault(sid, []).append((str(ev["id"]), line))
+            by_session.setdefault(sid, []).append((str(eid), line))
         for sid, batch in by_session.items():
             summary.written += self.writer.append(sid, batch)
         self.progress.update(len(self.report.files), len(self._seen_ids))

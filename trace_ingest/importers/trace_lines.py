@@ -31,7 +31,9 @@ def finish_line(
     Raises whatever the scrubber raises (and RecursionError for a value too deep to walk):
     the caller then writes no part of the event.
     """
-    body = {k: v for k, v in event.items() if k not in ("v", "id")}
+    body = dict(event)  # its fields but v and id, in order (a copy: the caller's stays whole)
+    body.pop("v", None)
+    body.pop("id", None)
     text = orjson_exact.dumps(body)
     if text is not None and len(text) <= limit:
         clean, counts = scrubber.scrub_event(body, text)

@@ -18,6 +18,7 @@ from typing import Any
 
 from trace_ingest import fastjson
 from trace_ingest.errors import AdapterError
+from trace_ingest.importers import orjson_exact
 from trace_ingest.importers._pipeline import FileSummary, open_regular
 
 MAX_DEPTH = 100  # nesting levels of a JSON line, as the hook's (hooks/entry.py)
@@ -81,6 +82,16 @@ def parse_line(report: FileReport, number: int, data: bytes, is_last: bool) -> A
     (the writer was still writing it), anything else unparseable is "malformed JSON".
     """
     if not data.strip():
+        return None
+    value = orjson_exact.loads(data)  # json.loads' value, when it can tell (valid UTF-8)
+    if value is not None:
+        # Nesting past MAX_DEPTH takes more than MAX_DEPTH opening brackets: most lines have
+        # fewer in all, and need no walk to know it.
+        if data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
+            return value
+        if fastjson.shape_problem(value, MAX_DEPTH, 1 << 62) is None:
+            return value
+        report.skip(number, f"nested deeper than {MAX_DEPTH} levels; not recorded")
         return None
     text, bad = decode_line(data)
     if bad is not None:
