@@ -24,6 +24,10 @@ speeds by wall time and by CPU time, and the load average at the start and the e
 Target (issue 14): ratio >= 0.3 for every importer.
 
     python bench/import_throughput.py [--mb 48] [--runs 5] [--only NAME ...] [--no-doc]
+        [--scrub-share]
+
+``--scrub-share`` also times each import with an identity scrubber (a third arm, same data
+dirs scheme) and says how much of the import's CPU time the scrubber takes.
 """
 
 from __future__ import annotations
@@ -84,6 +88,19 @@ for root, _, files in os.walk(sys.argv[1]):
             orjson.loads(data)
             n += 1
 print(n)
+"""
+
+
+# --scrub-share: the same import with an identity scrubber (every event comes out as it went
+# in), to tell the scrubber's share of the import's time from the rest of its work.
+NO_SCRUB = """
+import sys
+from trace_ingest import scrub
+scrub.Scrubber.scrub_event = lambda self, body, text: (None, {})
+scrub.Scrubber.scrub_text = lambda self, text: (text, {})
+from trace_ingest.entry import main
+sys.argv = ["trail", *sys.argv[1:]]
+sys.exit(main())
 """
 
 
@@ -336,11 +353,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", nargs="*", default=None, help="workload names (default: all)")
     parser.add_argument("--no-doc", action="store_true")
+    parser.add_argument(
+        "--scrub-share",
+        action="store_true",
+        help="also time each import with an identity scrubber: the scrubber's share of it",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="trail-bench-import-"))
     load_start = os.getloadavg()
     rows = []
     counts: list[str] = []
+    shares: list[str] = []
     names = [n for n in WORKLOADS if args.only is None or n in args.only]
     missing = sorted(set(IMPORTERS) - {w.importer for w in WORKLOADS.values()})
     try:
@@ -349,6 +372,7 @@ def main() -> None:
             folder = work / re.sub(r"\W+", "-", name)
             size = load.build(folder, args.mb)
             ours: list[Run] = []
+            unscrubbed: list[Run] = []
             bare: list[Run] = []
             written = 0
             home = work / "home"
@@ -363,6 +387,8 @@ def main() -> None:
                 shutil.copytree(home / "cache", cache)
             shutil.rmtree(home, ignore_errors=True)
             homes = [work / f"home{run}" for run in range(args.runs)]
+            if args.scrub_share:
+                homes += [work / f"plain{run}" for run in range(args.runs)]
             for home in homes:  # made now: no timed run pays for another's files
                 if cache.is_dir():
                     shutil.copytree(cache, home / "cache")
@@ -382,6 +408,11 @@ def main() -> None:
                     if written == 0:
                         raise SystemExit(f"{name}: the import wrote nothing from {folder}")
                     settle()
+                    if args.scrub_share:
+                        env = {**os.environ, "TRAIL_HOME": str(homes[args.runs + run])}
+                        cmd = [sys.executable, "-c", NO_SCRUB, *load.command(folder)[1:]]
+                        unscrubbed.append(measure(cmd, env))
+                        settle()
             for home in homes:
                 shutil.rmtree(home, ignore_errors=True)
             mb = size / 1e6
@@ -402,6 +433,13 @@ def main() -> None:
                 )
             )
             counts.append(f"{name} {written:,}")
+            if unscrubbed:
+                uc = _median(unscrubbed, "cpu")
+                shares.append(
+                    f"{name}: scrubbing {max(0.0, oc - uc):.2f} of {oc:.2f} CPU s"
+                    f" ({max(0.0, oc - uc) / oc:.0%}); without it the ratio (CPU) would be"
+                    f" {bc / uc:.2f}"
+                )
             shutil.rmtree(folder, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -435,8 +473,17 @@ def main() -> None:
             "Target (issue 14): ratio >= 0.3 (import speed / bare parse speed), by wall and by"
             " CPU time. " + note,
             f"Events written per import: {', '.join(counts)}.",
+            *(
+                [
+                    "",
+                    "The scrubber's share (--scrub-share: the same import with an identity"
+                    " scrubber, medians): " + "; ".join(shares) + ".",
+                ]
+                if shares
+                else []
+            ),
             f"Reproduce: `.venv/bin/python bench/import_throughput.py --mb {args.mb:g}"
-            f" --runs {args.runs}`.",
+            f" --runs {args.runs}{' --scrub-share' if args.scrub_share else ''}`.",
         ],
         not args.no_doc,
     )
