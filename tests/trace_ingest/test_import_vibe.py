@@ -209,6 +209,15 @@ def test_find_sessions_walks_a_vibe_home(store: Path) -> None:
     assert iso_ms(1796125137792) == "2026-12-01T11:38:57.792000Z"
 
 
+def test_find_sessions_lists_a_child_store_without_its_parent(store: Path, tmp_path: Path) -> None:
+    # A child store whose folder holds no parent store has no one to read it with: listed.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.move(str(store / CHILD), alone / CHILD)
+    found = find_sessions([str(store.parent), str(alone)])
+    assert sorted(Path(f).name for _, f in found) == sorted([SUB, FAIL, CHILD])
+
+
 # ---- 2.x -----------------------------------------------------------------------------------
 
 

@@ -145,19 +145,21 @@ def find_sessions(paths: Iterable[str]) -> list[tuple[str, str]]:
             continue
         for folder, kind in _walk(path):
             found.setdefault(folder, kind)
-    parents = {os.path.dirname(f) for f, k in found.items() if k == "unified"}
+    # The folders holding a store that is not a child's: a child store there is read with
+    # that parent (one set, so the check is one lookup per child, not a scan of every store).
+    parents = {
+        os.path.dirname(f)
+        for f, k in found.items()
+        if k == "unified" and not os.path.basename(f).startswith(CHILD_PREFIX)
+    }
     out = []
     for folder, kind in sorted(found.items()):
-        if kind == "unified" and os.path.basename(folder).startswith(CHILD_PREFIX):
-            siblings = [
-                f
-                for f, k in found.items()
-                if k == "unified"
-                and os.path.dirname(f) == os.path.dirname(folder)
-                and not os.path.basename(f).startswith(CHILD_PREFIX)
-            ]
-            if siblings and os.path.dirname(folder) in parents:
-                continue  # read with its parent (its parent names it)
+        if (
+            kind == "unified"
+            and os.path.basename(folder).startswith(CHILD_PREFIX)
+            and os.path.dirname(folder) in parents
+        ):
+            continue  # read with its parent (its parent names it)
         out.append((kind, folder))
     return out
 
