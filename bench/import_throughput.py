@@ -24,10 +24,12 @@ speeds by wall time and by CPU time, and the load average at the start and the e
 Target (issue 14): ratio >= 0.3 for every importer.
 
     python bench/import_throughput.py [--mb 48] [--runs 5] [--only NAME ...] [--no-doc]
-        [--scrub-share]
+        [--scrub-share] [--write-floor]
 
 ``--scrub-share`` also times each import with an identity scrubber (a third arm, same data
-dirs scheme) and says how much of the import's CPU time the scrubber takes.
+dirs scheme) and says how much of the import's CPU time the scrubber takes. ``--write-floor``
+times a script that only writes the import's trace files again, one folder and file per
+session as the import does: with the bare pass, the least any import of that input costs.
 """
 
 from __future__ import annotations
@@ -101,6 +103,31 @@ scrub.Scrubber.scrub_text = lambda self, text: (text, {})
 from trace_ingest.entry import main
 sys.argv = ["trail", *sys.argv[1:]]
 sys.exit(main())
+"""
+
+
+# --write-floor: what writing the import's output costs alone. Reads the trace files of the
+# data dir argv[1] into memory, then, as the import's writer does for a new session, makes
+# each session's folder (0700) and appends its bytes to a new trace.jsonl (0600) in one write.
+FLOOR = """
+import os, sys
+src, dst = sys.argv[1], sys.argv[2]
+files = []
+for harness in sorted(os.listdir(os.path.join(src, "sessions"))):
+    for key in sorted(os.listdir(os.path.join(src, "sessions", harness))):
+        with open(os.path.join(src, "sessions", harness, key, "trace.jsonl"), "rb") as fh:
+            files.append((harness, key, fh.read()))
+os.makedirs(os.path.join(dst, "sessions"), 0o700)
+made = set()
+for harness, key, data in files:
+    if harness not in made:
+        os.mkdir(os.path.join(dst, "sessions", harness), 0o700)
+        made.add(harness)
+    folder = os.path.join(dst, "sessions", harness, key)
+    os.mkdir(folder, 0o700)
+    fd = os.open(os.path.join(folder, "trace.jsonl"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.write(fd, data)
+    os.close(fd)
 """
 
 
@@ -354,6 +381,11 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, help="workload names (default: all)")
     parser.add_argument("--no-doc", action="store_true")
     parser.add_argument(
+        "--write-floor",
+        action="store_true",
+        help="also time writing the import's trace files alone: the ceiling the layout sets",
+    )
+    parser.add_argument(
         "--scrub-share",
         action="store_true",
         help="also time each import with an identity scrubber: the scrubber's share of it",
@@ -364,6 +396,7 @@ def main() -> None:
     rows = []
     counts: list[str] = []
     shares: list[str] = []
+    floors: list[str] = []
     names = [n for n in WORKLOADS if args.only is None or n in args.only]
     missing = sorted(set(IMPORTERS) - {w.importer for w in WORKLOADS.values()})
     try:
@@ -413,6 +446,19 @@ def main() -> None:
                         cmd = [sys.executable, "-c", NO_SCRUB, *load.command(folder)[1:]]
                         unscrubbed.append(measure(cmd, env))
                         settle()
+            floor: list[Run] = []
+            sessions = len(list(homes[0].glob("sessions/*/*")))
+            if args.write_floor:
+                for run in range(args.runs):
+                    target = work / f"floor{run}"
+                    floor.append(
+                        measure(
+                            [sys.executable, "-c", FLOOR, str(homes[0]), str(target)],
+                            dict(os.environ),
+                        )
+                    )
+                    shutil.rmtree(target, ignore_errors=True)
+                    settle()
             for home in homes:
                 shutil.rmtree(home, ignore_errors=True)
             mb = size / 1e6
@@ -433,6 +479,12 @@ def main() -> None:
                 )
             )
             counts.append(f"{name} {written:,}")
+            if floor:
+                fc = _median(floor, "cpu")
+                floors.append(
+                    f"{name}: {fc:.2f} CPU s for {sessions:,} sessions, so at most"
+                    f" {bc / (bc + fc):.2f} (CPU)"
+                )
             if unscrubbed:
                 uc = _median(unscrubbed, "cpu")
                 shares.append(
@@ -476,6 +528,17 @@ def main() -> None:
             *(
                 [
                     "",
+                    "The storage layout's floor (--write-floor: the import's trace files written"
+                    " again into a fresh data dir, one folder, file and write() per session, by"
+                    " a script that does nothing else; an import must do at least that and the"
+                    " bare parse): " + "; ".join(floors) + ".",
+                ]
+                if floors
+                else []
+            ),
+            *(
+                [
+                    "",
                     "The scrubber's share (--scrub-share: the same import with an identity"
                     " scrubber, medians): " + "; ".join(shares) + ".",
                 ]
@@ -483,7 +546,8 @@ def main() -> None:
                 else []
             ),
             f"Reproduce: `.venv/bin/python bench/import_throughput.py --mb {args.mb:g}"
-            f" --runs {args.runs}{' --scrub-share' if args.scrub_share else ''}`.",
+            f" --runs {args.runs}{' --scrub-share' if args.scrub_share else ''}"
+            f"{' --write-floor' if args.write_floor else ''}`.",
         ],
         not args.no_doc,
     )
