@@ -1280,8 +1280,10 @@ class LegacyReader:
                 continue
             if not data.strip():
                 continue
+            value = orjson_exact.loads(data)  # the strict parser's value, when it can tell
             try:
-                value, _ = fastjson.loads_strict(data.decode("utf-8"))
+                if value is None:
+                    value, _ = fastjson.loads_strict(data.decode("utf-8"))
             except UnicodeDecodeError as exc:
                 out.problems.append(Problem(path, f"line {number}: not UTF-8 (byte {exc.start})"))
                 continue
