@@ -65,6 +65,11 @@ READ_CHUNK = 1 << 20
 MAX_READ = 256 << 20  # = config.MAX_PAYLOAD_BYTES, whatever a caller passes
 MAX_DRAIN_BYTES = 1 << 30
 MAX_DRAIN_SECONDS = 2.0
+# stdin must reach its end within this (a harness writes the payload and closes its pipe in
+# milliseconds; test_received_at_... waits 1.5 s); past it, what has arrived is the payload.
+# With the drain, below the 10 s timeoutSec of trail's Copilot CLI handlers
+# (hooks/registrars/copilot_cli.py): Copilot denies a tool when its preToolUse hook fails.
+READ_SECONDS = 5.0
 _BOM = b"\xef\xbb\xbf"
 
 _SALVAGE_SID = rb'"(?:session_id|sessionId)"\s*:\s*"([^"\\]{1,200})"'
@@ -101,20 +106,46 @@ def record_payload(harness: str, body: bytes, received_at: str, size: int | None
 
 
 class _StdinSource:
-    """The process hook's payload: stdin, read once and bounded (``_read``, ``_drain``)."""
+    """The process hook's payload: stdin, read once and bounded in bytes and time (``_read``,
+    ``_drain``); ``problem`` says what was odd about it, for the error log."""
 
     def __init__(self, stdin: Any) -> None:
         self.stdin = stdin
+        self.problem: str | None = None
 
     def read(self, limit: int) -> bytes:
-        return _read(self.stdin, limit)
+        fd = _stdin_fd(self.stdin)
+        if fd is None:
+            return _read(self.stdin, limit)
+        if os.isatty(fd):
+            self.problem = "stdin is a terminal, not a harness's payload; nothing read"
+            return b""
+        data, _, ended = _read_fd(fd, min(limit, MAX_READ) + 1, READ_SECONDS)
+        if len(data) > limit:
+            size = len(data)
+            head = data[:65536]
+            del data
+            more, complete = _drain_fd(fd, MAX_DRAIN_BYTES - size)
+            raise Oversize(size + more, head, complete)
+        if not ended:
+            self.problem = (
+                f"stdin did not end within {READ_SECONDS:g} s (a pipe left open); "
+                f"the {len(data)} bytes that had arrived are the payload"
+            )
+        return data
 
     def discard(self) -> None:
-        _drain(self.stdin)
+        fd = _stdin_fd(self.stdin)
+        if fd is None:
+            _drain(self.stdin)
+        elif not os.isatty(fd):
+            _drain_fd(fd, MAX_DRAIN_BYTES)
 
 
 class _BytesSource:
     """A payload already in memory (``size``: its full length, maybe more than ``body``)."""
+
+    problem = None
 
     def __init__(self, body: bytes, size: int) -> None:
         self.body = body
@@ -188,6 +219,8 @@ def _record(home: str, harness: str, source: _StdinSource | _BytesSource, receiv
             size=big.size,
         )
         return
+    if source.problem:
+        _log(home, harness, "read", source.problem)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]  # some tools write one; JSON forbids it, the payload is fine
     if not raw or raw.isspace():  # (not strip(): that copies a 16 MiB payload)
@@ -418,6 +451,81 @@ def _write_stub(
         extra["preview"] = preview[: PREVIEW_CHARS + SCRUB_MARGIN]
     ev["extra"] = extra
     _write(home, harness, [ev], {"max_field_chars": PREVIEW_CHARS}, received_at, scrub_section)
+
+
+def _stdin_fd(stdin: Any) -> int | None:
+    """The process's own stdin descriptor, read directly (``_read_fd``); None for a stream a
+    caller passed (or a replaced ``sys.stdin``), read by ``_read``, and for a closed stdin."""
+    if stdin is not None or sys.stdin is None:
+        return None
+    try:
+        fd: int = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return fd
+
+
+class _Late(Exception):
+    """SIGALRM: stdin's time is up (``_read_fd``)."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _Late()
+
+
+def _read_fd(fd: int, limit: int, seconds: float, keep: bool = True) -> tuple[bytes, int, bool]:
+    """Up to ``limit`` bytes of ``fd`` within ``seconds`` (``keep=False``: counted, not kept;
+    the bytes returned are then empty). Returns ``(data, how many were read, reached the
+    end)``; ``limit`` bytes read is not the end.
+
+    The time bound is a one-shot ``SIGALRM`` whose handler raises, interrupting a ``read()``
+    that waits (PEP 475 retries an interrupted read only when the handler returns): a check
+    between reads cannot stop a pipe that is never closed, nor one that trickles a byte now
+    and then. ``_signal`` is the builtin every interpreter has loaded at start (``signal``
+    would import ``enum``). Off the main thread no alarm can be set: the read is then bounded
+    in bytes only, as before.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    ended = False
+    signals: Any = None
+    try:
+        signals = __import__("_signal")  # (no type stubs: Any)
+        previous = signals.signal(signals.SIGALRM, _on_alarm)
+    except (ImportError, AttributeError, ValueError, OSError):
+        signals = None
+    try:
+        try:
+            if signals is not None:
+                signals.setitimer(signals.ITIMER_REAL, seconds)
+            while total < limit:
+                chunk = os.read(fd, min(READ_CHUNK, limit - total))
+                if not chunk:
+                    ended = True
+                    break
+                total += len(chunk)
+                if keep:
+                    chunks.append(chunk)
+            if signals is not None:
+                signals.setitimer(signals.ITIMER_REAL, 0)
+        except _Late:
+            pass  # the timer fired (once: it has no interval), so nothing more can come
+    finally:
+        if signals is not None:
+            signals.setitimer(signals.ITIMER_REAL, 0)
+            signals.signal(signals.SIGALRM, previous)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return data, total, ended
+
+
+def _drain_fd(fd: int, budget: int) -> tuple[int, bool]:
+    """``_drain`` for the process's own stdin: at most ``budget`` bytes and
+    ``MAX_DRAIN_SECONDS``, however slowly they come. Returns ``(bytes drained, reached the
+    end)``."""
+    if budget <= 0:
+        return 0, False
+    _, drained, ended = _read_fd(fd, budget, MAX_DRAIN_SECONDS, keep=False)
+    return drained, ended
 
 
 def _read(stdin: Any, limit: int) -> bytes:

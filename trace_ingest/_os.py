@@ -47,6 +47,7 @@ try:
         getcwd as getcwd,
         geteuid as geteuid,
         getpid as getpid,
+        isatty as isatty,
         link as link,
         lstat as lstat,
         mkdir as mkdir,

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from hooks import entry
 from tests.adversarial._hook import (
     BASE,
     all_bytes,
@@ -19,7 +23,7 @@ from tests.adversarial._hook import (
     secrets,
     small_disk,
 )
-from tests.conftest import TRAIL, read_trace_lines, run_hook
+from tests.conftest import REPO, TRAIL, read_trace_lines, run_hook
 from trace_ingest.events import now_iso
 
 STOP = {**BASE, "hook_event_name": "Stop"}
@@ -212,6 +216,110 @@ def test_stdin_from_dev_zero_is_not_drained_forever(trail_home: Path, disabled: 
         [ev] = read_trace_lines(trail_home)
         assert "exceeds max_payload_bytes" in ev["extra"]["malformed"]
         assert "not drained" in ev["extra"]["malformed"]
+
+
+# Both forms a harness runs: the console script and the direct form install registers.
+HOOK_FORMS = {
+    "trail-hook": [TRAIL, "hook", "claude-code"],
+    "run-py": [sys.executable, "-I", "-S", str(REPO / "hooks" / "run.py"), "claude-code"],
+}
+# How long the hook may take with stdin that never ends (entry.READ_SECONDS, then parse and
+# write), with room for a loaded machine; before the bound it waited for ever.
+STDIN_BOUND = entry.READ_SECONDS + entry.MAX_DRAIN_SECONDS + 15
+
+
+def hook_with_stdin(form: str, stdin: int, feed: Callable[[], bool] | None = None) -> float:
+    """Run the hook with ``stdin``; call ``feed`` every 0.2 s while it runs (it returns False
+    once it cannot write). Returns how long the hook took; fails when it outlives 60 s."""
+    started = time.monotonic()
+    proc = subprocess.Popen(HOOK_FORMS[form], stdin=stdin, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        while proc.poll() is None and time.monotonic() - started < 60:
+            if feed is not None and not feed():
+                feed = None
+            time.sleep(0.2)
+        assert proc.poll() is not None, "the hook still waits on stdin after 60 s"
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, out, err) == (0, b"", b"")
+    return time.monotonic() - started
+
+
+@pytest.mark.parametrize("form", list(HOOK_FORMS))
+def test_stdin_that_is_a_terminal_is_not_read(trail_home: Path, form: str) -> None:
+    """No harness sends a payload from a terminal (a person typed the hook's command): the
+    hook reads nothing and exits at once, where it used to wait for the terminal's EOF."""
+    primary, secondary = pty.openpty()
+    try:
+        took = hook_with_stdin(form, secondary)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert took < STDIN_BOUND
+    assert read_trace_lines(trail_home) == []
+    assert any("stdin is a terminal" in str(e["error"]) for e in errors(trail_home))
+
+
+@pytest.mark.parametrize("form", list(HOOK_FORMS))
+def test_a_payload_on_a_pipe_that_stays_open_is_recorded_within_the_bound(
+    trail_home: Path, form: str
+) -> None:
+    """A complete payload, then a byte of whitespace every 0.2 s and no EOF: the hook stops
+    reading after READ_SECONDS and records what had arrived."""
+    reader, writer = os.pipe()
+    os.write(writer, json.dumps({**STOP, "session_id": "left-open"}).encode())
+
+    def trickle() -> bool:
+        try:
+            os.write(writer, b" ")
+        except BrokenPipeError:
+            return False
+        return True
+
+    try:
+        took = hook_with_stdin(form, reader, trickle)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    assert took < STDIN_BOUND
+    [ev] = read_trace_lines(trail_home)
+    assert ev["session_id"] == "left-open" and ev["hook_event"] == "Stop"
+    assert any("did not end within" in str(e["error"]) for e in errors(trail_home))
+
+
+@pytest.mark.parametrize("form", list(HOOK_FORMS))
+def test_an_oversize_payload_that_then_trickles_is_drained_within_the_bound(
+    trail_home: Path, form: str
+) -> None:
+    """Past max_payload_bytes the rest is drained for at most MAX_DRAIN_SECONDS, also when it
+    arrives a byte at a time (each read used to wait for a whole 1 MiB chunk)."""
+    (trail_home / "config.json").parent.mkdir(mode=0o700, exist_ok=True)
+    (trail_home / "config.json").write_text(json.dumps({"capture": {"max_payload_bytes": 4096}}))
+    reader, writer = os.pipe()
+    sent = [0]
+
+    def fill_then_trickle() -> bool:
+        try:
+            if sent[0] < 65536:  # past the limit, then less than one read chunk
+                sent[0] += os.write(writer, b"x" * 65536)
+            else:
+                os.write(writer, b"x")
+        except BrokenPipeError:
+            return False
+        return True
+
+    try:
+        took = hook_with_stdin(form, reader, fill_then_trickle)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    assert took < STDIN_BOUND
+    [ev] = read_trace_lines(trail_home)
+    assert "exceeds max_payload_bytes=4096" in ev["extra"]["malformed"]
 
 
 # ----------------------------------------------------------------- received_at
