@@ -273,7 +273,10 @@ if not {scrub}:
         def scrub_value(self, value):
             return value, {{}}
 
-    hooks.entry._scrubber = lambda home, harness: _Identity()
+        def scrub_text(self, text):
+            return text, {{}}
+
+    hooks.entry._scrubber = lambda home, harness, section=None: _Identity()
 from trace_ingest.entry import main
 main()
 """
