@@ -90,6 +90,20 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return rx
 
 
+def ready(pattern: str, flags: int = 0) -> bool:
+    """Whether ``compile(pattern, flags)`` is cheap now: compiled already in this process,
+    ``re`` loaded anyway, or the program in the cache and the cache read already. Lets a
+    caller with a regex-free way to the same answer (the hook prefilter's ``in`` loop) take
+    it rather than pay for ``re``, or for reading the key and the cache, on a call that needs
+    no other regex."""
+    key = f"{flags}\x00{pattern}"
+    return (
+        key in _compiled
+        or "re" in sys.modules
+        or (_programs is not None and key in _programs and _sre is not None)
+    )
+
+
 def _load() -> dict[str, Any]:
     global _programs
     if _programs is None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest import _regex, fastjson
 from trace_ingest.errors import ConfigError, ScrubError
+from trace_ingest.scrub_index import PREFIX_WORDS, TRIES
 from trace_ingest.scrub_rules import (
     _ID_RULE,
     _KEY_HINTS,
@@ -116,6 +117,11 @@ class Scrubber:
         only_token = {k for k in token_kw if len(kw[k]) == len(token_kw[k])}
         self._kw_full = tuple((k, tuple(v)) for k, v in kw.items() if k not in only_token)
         self._kw_token = tuple((k, tuple(v)) for k, v in kw.items() if k in only_token)
+        # ... and, in place of one ``in`` test per keyword, one pass of a keyword trie where
+        # that is cheaper (``_trie_hits``): built on first use, from ``scrub_index`` for the
+        # built-in keyword sets.
+        self._kw_rules: dict[str, tuple[int, ...]] = {k: tuple(v) for k, v in kw.items() if k}
+        self._tries: tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]] | None = None
         # Bulk scrubbing (import, sync, ``trail scrub``) may use one Aho-Corasick pass over
         # every keyword for the prefilter instead of one ``in`` test per keyword
         # (docs/scrubbing.md, "Prefilter engine"); the hook never does: it stays
@@ -193,13 +199,32 @@ class Scrubber:
                 for _, idxs in self._automaton.iter(low):
                     hit.update(idxs)
         else:
-            for kw, idxs in self._kw_full:
-                if kw in low:
-                    hit.update(idxs)
-            runs = low if len(low) < TOKEN_RUNS_FROM else _token_runs(low)
-            for kw, idxs in self._kw_token:
-                if kw in runs:
-                    hit.update(idxs)
+            tries = self._tries or self._build_tries()
+            short = len(low) < TOKEN_RUNS_FROM
+            trie = tries[0] if short else tries[1]
+            if not trie.ready():
+                # The trie would import ``re`` (a first call, nothing cached yet): the ``in``
+                # loop gives the same rules without it; the trie is cached once ``re`` loads.
+                for kw, idxs in self._kw_full:
+                    if kw in low:
+                        hit.update(idxs)
+                runs = low if short else _token_runs(low)
+                for kw, idxs in self._kw_token:
+                    if kw in runs:
+                        hit.update(idxs)
+            elif short:
+                # every keyword at once: one trie pass beats ~180 ``in`` calls on short text
+                hit.update(self._always)
+                self._trie_hits(trie, tries[2], low, hit)
+            else:
+                # long text: the ``in`` test is the cheaper pass per character for the few
+                # dozen keywords of context rules; the token-format keywords (over a hundred)
+                # take one trie pass over the token runs
+                for kw, idxs in self._kw_full:
+                    if kw in low:
+                        hit.update(idxs)
+                if self._kw_token:
+                    self._trie_hits(trie, tries[2], _token_runs(low), hit)
         if not hit:
             return []
         cands: list[tuple[int, int, int]] = []
@@ -232,6 +257,45 @@ class Scrubber:
                 cur_s, cur_e, cur_i = s, e, i
         out.append((cur_s, cur_e, rules[cur_i].id))
         return _repeats(text, out)
+
+    def _build_tries(self) -> tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]]:
+        """The hook prefilter's keyword tries (every keyword; the token-only ones) and the
+        keywords that are prefixes of each keyword; from ``scrub_index`` when the keyword
+        sets are the built-in ones (building them costs a fresh hook process ~0.3 ms)."""
+        every = tuple(sorted(self._kw_rules))
+        token = tuple(sorted(k for k, _ in self._kw_token))
+        pre = PREFIX_WORDS.get(every)
+        self._tries = (
+            _Lazy(TRIES.get(every) or keyword_trie(every)),
+            _Lazy(TRIES.get(token) or keyword_trie(token)),
+            pre if pre is not None else prefix_words(every),
+        )
+        return self._tries
+
+    def _trie_hits(
+        self, trie: _Lazy, pre: dict[str, tuple[str, ...]], text: str, hit: set[int]
+    ) -> None:
+        """Add to ``hit`` the rules of every keyword of ``trie`` that occurs in ``text``.
+
+        ``findall`` of the trie (``keyword_trie``) gives, at every position where a keyword
+        starts, the longest one starting there; every other keyword starting there is one
+        of its prefixes (``pre``). So the keywords found are exactly those ``k in text``
+        finds. Long text goes in chunks (each seen up to the longest keyword past its end),
+        so a text of one keyword repeated never builds a list of a million matches."""
+        rules = self._kw_rules
+        rx = trie()
+        n = len(text)
+        found: set[str] = set()
+        if n <= _TRIE_CHUNK:
+            found.update(rx.findall(text))
+        else:
+            reach = max(map(len, rules)) if rules else 0
+            for pos in range(0, n, _TRIE_CHUNK):
+                found.update(rx.findall(text, pos, pos + _TRIE_CHUNK + reach))
+        for k in found:
+            hit.update(rules[k])
+            for shorter in pre.get(k, ()):
+                hit.update(rules[shorter])
 
     def scrub_text(self, text: str) -> tuple[str, dict[str, int]]:
         """Redact one string; returns the clean string and counts by rule."""
@@ -604,6 +668,60 @@ class Scrubber:
 
 
 TOKEN_RUNS_FROM = 2048  # shorter strings are tested whole: the run pass would cost more
+_TRIE_CHUNK = 1 << 16  # characters per findall of a keyword trie (bounds its match list)
+# what re.escape escapes (the hook builds patterns without importing re)
+_RX_SPECIAL = frozenset("()[]{}?*+-|^$\\.&~# \t\n\r\v\f")
+
+
+def keyword_trie(words: tuple[str, ...]) -> str:
+    """A regex over the non-empty ``words`` whose ``findall`` gives, at every position of a
+    text where one of them starts, the longest one that starts there: a lookahead (so
+    occurrences that overlap are all found) around the words as a trie, each node's
+    continuations tried before it ends (so the longest wins)."""
+    root: dict[str, Any] = {}
+    for word in words:
+        if word:
+            node = root
+            for ch in word:
+                node = node.setdefault(ch, {})
+            node[""] = {}
+    # iterative, so a configured keyword of any length cannot exhaust the stack
+    out: list[str] = []
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        node = item
+        kids = sorted(ch for ch in node if ch)
+        if not kids:
+            continue
+        grouped = len(kids) > 1 or "" in node
+        tail = ")?" if "" in node else ")"
+        seq: list[Any] = ["(?:"] if grouped else []
+        for n, ch in enumerate(kids):
+            if n:
+                seq.append("|")
+            seq.append("\\" + ch if ch in _RX_SPECIAL else ch)
+            seq.append(node[ch])
+        if grouped:
+            seq.append(tail)
+        stack.extend(reversed(seq))
+    return f"(?=({''.join(out)}))" if out else "(?!)"
+
+
+def prefix_words(words: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """For each word of ``words`` that has some, the other words that are prefixes of it."""
+    known = set(words)
+    out: dict[str, tuple[str, ...]] = {}
+    for word in words:
+        shorter = tuple(word[:i] for i in range(1, len(word)) if word[:i] in known)
+        if shorter:
+            out[word] = shorter
+    return out
+
+
 _TOKEN_RUN = _Lazy(r"[^\s\"'`<>()\[\]{},;\\]{16,}+")
 
 

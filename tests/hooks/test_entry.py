@@ -99,6 +99,7 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest.harnesses.claude_code",
         "trace_ingest.scrub",
         "trace_ingest.scrub_rules",
+        "trace_ingest.scrub_index",
         "trace_ingest._regex",
         "trace_ingest.fastjson",
         "trace_ingest.capture",

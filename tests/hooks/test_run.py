@@ -101,6 +101,7 @@ HOT_COMMON = {
     "trace_ingest.paths",
     "trace_ingest.scrub",
     "trace_ingest.scrub_rules",
+    "trace_ingest.scrub_index",  # precomputed rule data: cheaper to load than to work out
     "trace_ingest.store",
 }
 HOT_BY_HARNESS = {

@@ -1,0 +1,224 @@
+"""The hook prefilter's keyword tries and the generated index (trace_ingest/scrub_index.py):
+the tries find exactly the keywords ``in`` finds, the index equals what the code computes, and
+the hook's rule choice is the per-keyword ``in`` loop's on every kind of text."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trace_ingest import scrub, scrub_index
+from trace_ingest.scrub import (
+    TOKEN_RUNS_FROM,
+    Scrubber,
+    _token_runs,
+    keyword_trie,
+    load_scrubber,
+    prefix_words,
+)
+from trace_ingest.scrub_rules import PII_CATEGORIES, _Lazy, prefixes_of_pattern
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _trie_found(words: tuple[str, ...], text: str) -> set[str]:
+    """The keywords the trie + prefix closure report for ``text``."""
+    import re
+
+    pre = prefix_words(words)
+    found: set[str] = set()
+    for k in re.findall(keyword_trie(words), text):
+        found.add(k)
+        found.update(pre.get(k, ()))
+    return found
+
+
+def _naive_hits(s: Scrubber, text: str) -> set[int]:
+    """The rules the hook's prefilter chose before the tries: one ``in`` test per keyword,
+    token-only keywords on the token runs of long strings."""
+    low = text.lower()
+    hit: set[int] = set()
+    for kw, idxs in s._kw_full:
+        if kw in low:
+            hit.update(idxs)
+    runs = low if len(low) < TOKEN_RUNS_FROM else _token_runs(low)
+    for kw, idxs in s._kw_token:
+        if kw in runs:
+            hit.update(idxs)
+    return hit
+
+
+def _hook_hits(s: Scrubber, text: str, monkeypatch: Any) -> set[int]:
+    """The rules ``_find`` runs on ``text`` (its spans are taken from exactly these)."""
+    seen: set[int] = set()
+    real = s.rules
+
+    class Probe(list):  # type: ignore[type-arg]
+        def __getitem__(self, i: Any) -> Any:
+            if isinstance(i, int):
+                seen.add(i)
+            return list.__getitem__(self, i)
+
+    monkeypatch.setattr(s, "rules", Probe(real))
+    try:
+        s._find(text)
+    finally:
+        monkeypatch.setattr(s, "rules", real)
+    return seen
+
+
+ALPHABET = "ab-_.$~|()[]{}?*+^\\ \n\té"
+
+
+def _random_words(rng: random.Random) -> tuple[str, ...]:
+    words = {
+        "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 5)))
+        for _ in range(rng.randint(1, 12))
+    }
+    # prefixes, suffix/prefix overlaps and nesting, which a non-overlapping scan would miss
+    for w in list(words):
+        if len(w) > 1:
+            words.add(w[: rng.randint(1, len(w) - 1)])
+            words.add(w[rng.randint(1, len(w) - 1) :] + rng.choice(ALPHABET))
+    return tuple(sorted(words))
+
+
+def test_the_trie_finds_exactly_the_keywords_in_finds() -> None:
+    rng = random.Random(10)
+    for _ in range(3000):
+        words = _random_words(rng)
+        parts = [rng.choice(words) for _ in range(rng.randint(0, 6))]
+        text = "".join(
+            p + "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 3))) for p in parts
+        )
+        assert _trie_found(words, text) == {w for w in words if w in text}, (words, text)
+
+
+def test_the_trie_of_no_words_finds_nothing() -> None:
+    import re
+
+    assert re.findall(keyword_trie(()), "anything") == []
+    assert re.findall(keyword_trie(("",)), "anything") == []
+
+
+def test_a_long_keyword_does_not_exhaust_the_stack() -> None:
+    import re
+
+    word = "x" * 5000
+    assert re.findall(keyword_trie((word, "xx")), "a" + word + "b") == [word] + ["xx"] * 4998
+
+
+def test_long_text_in_chunks_finds_keywords_across_chunk_ends(monkeypatch: Any) -> None:
+    """``_trie_hits`` cuts long text into chunks; a keyword across a cut is still found."""
+    s = load_scrubber("/nonexistent")
+    monkeypatch.setattr(scrub, "_TRIE_CHUNK", 7)
+    tries = s._build_tries()
+    rng = random.Random(3)
+    words = sorted(s._kw_rules)
+    for _ in range(300):
+        text = "".join(
+            rng.choice(words) if rng.random() < 0.3 else rng.choice(" x=\n") for _ in range(30)
+        )
+        hit: set[int] = set()
+        s._trie_hits(tries[0], tries[2], text, hit)
+        want = {i for k in words if k in text for i in s._kw_rules[k]}
+        assert hit == want, text
+
+
+def test_the_index_equals_what_the_code_computes() -> None:
+    import importlib.util
+
+    # loaded by path: tools/ on sys.path would shadow test helpers of the same name
+    spec = importlib.util.spec_from_file_location(
+        "gen_scrub_index", ROOT / "tools/gen_scrub_index.py"
+    )
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    want = gen.data()
+    assert want["PREFIXES"] == scrub_index.PREFIXES, "run tools/gen_scrub_index.py"
+    assert want["TRIES"] == scrub_index.TRIES, "run tools/gen_scrub_index.py"
+    assert want["PREFIX_WORDS"] == scrub_index.PREFIX_WORDS, "run tools/gen_scrub_index.py"
+    for pattern, prefixes in scrub_index.PREFIXES.items():
+        assert prefixes == prefixes_of_pattern(pattern)
+
+
+@pytest.mark.parametrize("pii", [(), PII_CATEGORIES])
+def test_built_in_scrubbers_take_their_tries_from_the_index(pii: tuple[str, ...]) -> None:
+    s = Scrubber("/nonexistent", pii=pii)
+    every = tuple(sorted(s._kw_rules))
+    token = tuple(sorted(k for k, _ in s._kw_token))
+    assert every in scrub_index.TRIES and token in scrub_index.TRIES
+    assert every in scrub_index.PREFIX_WORDS
+    tries = s._build_tries()
+    assert tries[0].pattern == keyword_trie(every)
+    assert tries[1].pattern == keyword_trie(token)
+    assert tries[2] == prefix_words(every)
+    # every pattern the rules and finders use is in the table
+    used = {r.pattern for r in s.rules if r.pattern}
+    used |= {
+        v.pattern
+        for m in (scrub, sys.modules["trace_ingest.scrub_rules"])
+        for v in vars(m).values()
+        if isinstance(v, _Lazy)
+    }
+    assert used <= set(scrub_index.PREFIXES)
+
+
+def test_no_token_keyword_holds_a_space() -> None:
+    """The token runs are joined by spaces: a token keyword with a space could span two."""
+    s = Scrubber("/nonexistent", pii=PII_CATEGORIES)
+    assert not [k for k, _ in s._kw_token if any(c.isspace() for c in k)]
+
+
+def _texts(rng: random.Random, words: list[str]) -> list[str]:
+    pieces = [
+        *words,
+        *(w.upper() for w in words),
+        " ",
+        "\n",
+        "=",
+        '"',
+        "x" * 20,
+        "0123456789abcdef" * 3,
+        "é",
+        "K",  # Kelvin sign: lowers to ASCII k
+    ]
+    out = []
+    for size in (8, 60, 400, TOKEN_RUNS_FROM + 500, 9000):
+        for _ in range(40):
+            parts: list[str] = []
+            while sum(map(len, parts)) < size:
+                parts.append(rng.choice(pieces))
+            out.append("".join(parts))
+    return out
+
+
+@pytest.mark.parametrize("config", ["builtin", "pii", "extra"])
+def test_the_hook_runs_the_rules_the_in_loop_chose(
+    tmp_path: Any, monkeypatch: Any, config: str
+) -> None:
+    """Property: on short and long text, ASCII or not, keywords glued, overlapping, in upper
+    case or inside token runs, the hook's prefilter picks exactly the rules of the keywords
+    that occur (the per-keyword ``in`` loop's choice)."""
+    home = str(tmp_path / "home")
+    section: dict[str, Any] = {}
+    if config == "pii":
+        section = {"pii": True}
+    elif config == "extra":
+        section = {
+            "extra_patterns": [
+                {"id": "acme", "pattern": "ACME-([0-9]{12})", "keywords": ["acme-", "sk-ac"]},
+                {"id": "anywhere", "pattern": "ZZQ[0-9]{8}"},
+            ]
+        }
+    s = load_scrubber(home, section)
+    rng = random.Random(config)
+    words = sorted(s._kw_rules)
+    for text in _texts(rng, words):
+        got, want = _hook_hits(s, text, monkeypatch), _naive_hits(s, text)
+        assert got == want, (text[:80], sorted(s.rules[i].id for i in got ^ want))
