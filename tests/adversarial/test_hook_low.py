@@ -346,9 +346,11 @@ def test_received_at_is_the_moment_the_hook_started(trail_home: Path) -> None:
 # ----------------------------------------------------------------- a full disk
 
 
-def test_a_full_disk_loses_events_with_a_record(tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", list(HOOK_FORMS))
+def test_a_full_disk_loses_events_with_a_record(tmp_path: Path, form: str) -> None:
     """On a real full disk (a 256 KiB tmpfs): the loss is counted in the pre-allocated
-    ``lost-events`` record, readable by doctor, and logged once there is space again."""
+    ``lost-events`` record, readable by doctor, and logged once there is space again; also
+    by the direct form, which ends with posix._exit (nothing of it may be left unwritten)."""
     from trace_ingest.store import read_errors
 
     with small_disk(tmp_path / "disk") as disk:
@@ -356,18 +358,21 @@ def test_a_full_disk_loses_events_with_a_record(tmp_path: Path) -> None:
         env = {"TRAIL_HOME": str(home)}
         token = secrets()["github-token"]
         first = {**BASE, "hook_event_name": "UserPromptSubmit", "prompt": f"k {token}"}
-        assert run_hook(first, env=env).returncode == 0  # key, cache, lost-events exist
+
+        def hook(payload: dict[str, object]) -> subprocess.CompletedProcess[bytes]:
+            return run_raw(HOOK_FORMS[form], json.dumps(payload).encode(), env=env)
+
+        assert hook(first).returncode == 0  # key, cache, lost-events exist
         assert (home / "lost-events").is_file()
         filler = fill(disk)
         big = "z" * 20_000  # more than any page left in a file's tail
         for n in range(3):
-            done = run_hook({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": f"{n}{big}"},
-                            env=env)  # fmt: skip
+            done = hook({**BASE, "hook_event_name": "UserPromptSubmit", "prompt": f"{n}{big}"})
             assert (done.returncode, done.stdout) == (0, b"")
         lost = [e for e in read_errors(str(home)) if e["stage"] == "lost"]
         assert lost and str(lost[-1]["error"]).startswith("3 event(s) could not be written")
         filler.unlink()
-        assert run_hook({**BASE, "hook_event_name": "Stop"}, env=env).returncode == 0
+        assert hook({**BASE, "hook_event_name": "Stop"}).returncode == 0
         logged = [e for e in errors(home) if e["stage"] == "lost"]
         assert logged and str(logged[-1]["error"]).startswith("3 event(s)")
         assert not [e for e in read_errors(str(home)) if e["stage"] == "lost" and e["ts"] is None]
