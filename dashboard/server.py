@@ -6,6 +6,10 @@
 - **Host check.** A request whose ``Host`` header is not ``127.0.0.1:PORT`` or
   ``localhost:PORT`` is refused (403) before anything is read: a page on another site that
   rebinds its DNS name to 127.0.0.1 sends its own name as Host, so it never sees the data.
+- **This user only.** Every local user can reach 127.0.0.1, and the data dir is 0700 so that
+  they cannot read the traces: on Linux a connection from another user's socket is closed
+  unanswered when it is accepted (``trace_ingest.loopback_peer``), noted once per reason on
+  stderr. Every socket read has a timeout, so an idle connection does not hold its thread.
 - **Headers.** A strict Content-Security-Policy (dashboard.html.csp), ``nosniff``,
   ``no-referrer``, ``no-store``, no framing. GET and HEAD only.
 - **Live updates.** Pages poll ``/api/fingerprint`` (telemetry.queries.mirror_fingerprint).
@@ -31,6 +35,7 @@ from scorers import ledger
 from telemetry import queries
 from telemetry.db import BUSY_TIMEOUT_MS
 from trace_ingest.errors import SessionNotFound, TrailError
+from trace_ingest.loopback_peer import other_user
 from trace_ingest.paths import db_path
 
 BIND = "127.0.0.1"
@@ -79,6 +84,19 @@ class Dashboard(ThreadingHTTPServer):
         self.allowed_hosts = {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}
         if self.port == 80:
             self.allowed_hosts |= {"127.0.0.1", "localhost"}
+        self.check_peer = True
+        self._told: set[str] = set()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Another user's connection is closed before a thread is started for it."""
+        why = other_user(client_address, (BIND, self.port)) if self.check_peer else None
+        if why is not None:
+            if why not in self._told:  # once per reason: a flood must not flood the terminal
+                self._told.add(why)
+                sys.stderr.write(f"serve: {why}; closed unanswered\n")
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
 
     @property
     def url(self) -> str:
@@ -89,6 +107,7 @@ class Handler(BaseHTTPRequestHandler):
     server: Dashboard
     server_version = "trail"
     sys_version = ""
+    timeout = 10  # seconds per socket read: a client that sends nothing is let go
 
     def log_message(self, format: str, *args: Any) -> None:
         if os.environ.get("TRAIL_SERVE_LOG"):

@@ -54,6 +54,7 @@ from trace_ingest.collector_address import DEFAULT_PORT, HEALTH_BODY, HEALTH_PAT
 from trace_ingest.config import DEFAULTS, check_config
 from trace_ingest.events import now_iso
 from trace_ingest.harnesses.table import HARNESSES
+from trace_ingest.loopback_peer import other_user
 from trace_ingest.paths import hook_home
 
 SOCKET_TIMEOUT = 5.0  # seconds a client may take to send its headers or body
@@ -78,39 +79,6 @@ def configured_limit() -> int:
     except Exception:
         config = DEFAULTS  # the hook's path logs the config's problem with the first payload
     return int(config["capture"]["max_payload_bytes"])
-
-
-NO_SOCKET = -1  # _peer_uid: the table was read and holds no such connection
-
-
-def _proc_address(host: str, port: int) -> str:
-    """``host:port`` as ``/proc/net/tcp`` writes it: the address's 32 bits in this machine's
-    byte order, then the port, both in upper-case hex."""
-    raw = int.from_bytes(socket.inet_aton(host), sys.byteorder)
-    return f"{raw:08X}:{port:04X}"
-
-
-def _peer_uid(client: tuple[str, int], server_port: int) -> int | None:
-    """The owner of the socket connecting from ``client`` (its address and port, as
-    ``accept`` gave them) to 127.0.0.1:``server_port`` (Linux ``/proc/net/tcp``): None where
-    that table cannot be read, ``NO_SOCKET`` when it holds no such connection.
-
-    The client's own address is looked up, not 127.0.0.1: any 127.x.y.z reaches a socket bound
-    to 127.0.0.1, and a connection from 127.0.0.2 was once not found, and so let through."""
-    try:
-        want_local = _proc_address(client[0], client[1])
-    except (OSError, ValueError, OverflowError):
-        return NO_SOCKET  # not an IPv4 address: nothing this server accepts
-    want_remote = _proc_address(HOST, server_port)
-    try:
-        with open("/proc/net/tcp", encoding="ascii") as table:
-            for line in table:
-                fields = line.split()
-                if len(fields) > 7 and fields[1] == want_local and fields[2] == want_remote:
-                    return int(fields[7])
-    except (OSError, ValueError):
-        return None
-    return NO_SOCKET
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -255,10 +223,9 @@ class Collector(ThreadingHTTPServer):
         """Before a thread is started for it: refuse another user's connection (Linux) and
         one past ``MAX_CONNECTIONS``, closed unanswered; give the rest a deadline."""
         if self.check_peer:
-            uid = _peer_uid(client_address, self.server_address[1])
-            if uid is not None and uid != os.getuid():
-                shown = "unknown" if uid == NO_SOCKET else uid
-                self.note(f"a connection came from another user (uid {shown}); closed unanswered")
+            why = other_user(client_address, (HOST, self.server_address[1]))
+            if why is not None:
+                self.note(f"{why}; closed unanswered")
                 self.shutdown_request(request)
                 return
         with self._open_lock:

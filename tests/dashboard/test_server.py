@@ -4,6 +4,7 @@ text, absence states, flags linked to their events, subagent lanes; trail report
 from __future__ import annotations
 
 import http.client
+import os
 import re
 import subprocess
 from html.parser import HTMLParser
@@ -222,3 +223,42 @@ def test_a_page_that_fails_is_a_500_and_the_server_keeps_serving(
         assert status == 500 and "could not render this page: ValueError" in body
         assert get(server.port, "/")[0] == 200
     assert "Traceback" not in capsys.readouterr().err
+
+
+OTHER_USER_GET = (
+    "import socket, sys\n"
+    "s = socket.socket()\n"
+    "s.bind((sys.argv[2], 0))\n"  # any 127.x.y.z reaches a socket bound to 127.0.0.1
+    "s.settimeout(30)\n"
+    "s.connect(('127.0.0.1', int(sys.argv[1])))\n"
+    "s.sendall(b'GET / HTTP/1.0\\r\\nHost: 127.0.0.1:' + sys.argv[1].encode() + b'\\r\\n\\r\\n')\n"
+    "got = b''\n"
+    "try:\n"
+    "    while chunk := s.recv(65536):\n"
+    "        got += chunk\n"
+    "except ConnectionResetError:\n"
+    "    pass\n"
+    "print(got.split(b' ')[1].decode() if got else 'closed')\n"
+)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
+@pytest.mark.parametrize("source", ["127.0.0.1", "127.0.0.2"])
+def test_another_local_user_cannot_read_the_dashboard(
+    recorded: Path, source: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The data dir is 0700 so that other users cannot read the traces; trail serve on
+    127.0.0.1 (which every local user reaches) once showed them every session."""
+    with serving(recorded) as server:
+        done = subprocess.run(
+            ["/usr/bin/env", "python3", "-I", "-c", OTHER_USER_GET, str(server.port), source],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            user=65534,
+            cwd="/",
+        )
+        assert done.stdout.strip() == "closed", (done.stdout[:200], done.stderr)
+        assert get(server.port, "/")[0] == 200  # this user's own requests still are served
+    assert "from another user (uid 65534); closed unanswered" in capfd.readouterr().err
