@@ -104,54 +104,67 @@ class Scrubber:
         self.allow = allow
         self.pii = pii
         kw: dict[str, list[int]] = {}
-        token_kw: dict[str, list[int]] = {}
+        mixed: set[str] = set()  # keywords some rule other than a token-format one uses
         for i, rule in enumerate(self.rules):
+            token = rule.in_token
             for k in rule.keywords or ("",):
-                kw.setdefault(k, []).append(i)
-                (token_kw if rule.in_token and k else {}).setdefault(k, []).append(i)
-        self._keywords: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
-            (k, tuple(v)) for k, v in kw.items()
-        )
+                found = kw.get(k)
+                if found is None:
+                    kw[k] = [i]
+                else:
+                    found.append(i)
+                if not (token and k):
+                    mixed.add(k)
+        rules_of = {k: tuple(v) for k, v in kw.items()}
+        self._keywords: tuple[tuple[str, tuple[int, ...]], ...] = tuple(rules_of.items())
         # The hook's ``in`` loop: keywords only token-format rules use are tested on the
         # string's long token runs (usually a small part of it), the rest on the whole string.
-        only_token = {k for k in token_kw if len(kw[k]) == len(token_kw[k])}
-        self._kw_full = tuple((k, tuple(v)) for k, v in kw.items() if k not in only_token)
-        self._kw_token = tuple((k, tuple(v)) for k, v in kw.items() if k in only_token)
+        self._kw_full = tuple(item for item in self._keywords if item[0] in mixed)
+        self._kw_token = tuple(item for item in self._keywords if item[0] not in mixed)
+        self._always: tuple[int, ...] = rules_of.pop("", ())  # rules without keywords
         # ... and, in place of one ``in`` test per keyword, one pass of a keyword trie where
         # that is cheaper (``_trie_hits``): built on first use, from ``scrub_index`` for the
         # built-in keyword sets.
-        self._kw_rules: dict[str, tuple[int, ...]] = {k: tuple(v) for k, v in kw.items() if k}
+        self._kw_rules: dict[str, tuple[int, ...]] = rules_of
         self._tries: tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]] | None = None
         # Bulk scrubbing (import, sync, ``trail scrub``) may use one Aho-Corasick pass over
         # every keyword for the prefilter instead of one ``in`` test per keyword
         # (docs/scrubbing.md, "Prefilter engine"); the hook never does: it stays
-        # standard-library only.
-        self._automaton: Any = _automaton(self._keywords) if bulk else None
+        # standard-library only, and builds none of the bulk tables below.
+        self._automaton: Any = None
+        self._hs: Any = None
+        self._hs_rules: list[tuple[int, ...]] = []
+        self._flagger: Any = None
+        self._hs_flag: Any = None
+        self._ascii_keywords = True
+        if bulk:
+            self._bulk_tables(kw)
+        self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
+        self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
+        self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
+
+    def _bulk_tables(self, kw: dict[str, list[int]]) -> None:
+        """The bulk prefilter engines over the keywords ``kw`` (keyword -> rule indexes)."""
+        self._automaton = _automaton(self._keywords)
         # hyperscan, where its wheel exists, does both bulk passes about 8x faster still
         # (docs/scrubbing.md, "Prefilter engine"); the automaton stays as the fallback.
         self._hs_rules = [idxs for k, idxs in self._keywords if k]
-        self._hs: Any = (
-            _hs_database([k for k, _ in self._keywords if k], single=True) if bulk else None
-        )
-        self._always: tuple[int, ...] = tuple(kw.get("", ()))  # rules without keywords
+        self._hs = _hs_database([k for k, _ in self._keywords if k], single=True)
         # Bulk scrubbing of JSON values: one prefilter pass over all of a value's strings
         # (``_flagged``), over every keyword and every key hint of ``_field_kind``; only when
         # no rule runs everywhere (a keyword-less rule would flag every string).
-        self._flagger: Any = (
+        self._flagger = (
             _automaton(tuple((k, ()) for k in (*kw, *_KEY_HINTS) if k))
-            if bulk and self._automaton is not None and not self._always
+            if self._automaton is not None and not self._always
             else None
         )
         self._ascii_keywords = all(k.isascii() for k in kw)
         flag_words = tuple((k, ()) for k in (*kw, *_KEY_HINTS) if k)
-        self._hs_flag: Any = (
+        self._hs_flag = (
             _hs_database([k for k, _ in flag_words], single=False)
             if self._flagger is not None and self._ascii_keywords and not any("?" in k for k in kw)
             else None
         )
-        self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
-        self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
-        self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
 
     # -- key and fingerprint
 
