@@ -40,9 +40,24 @@ def own_http(handler: dict[str, Any], harness: str) -> bool:
 
 
 def probe(port: int, timeout: float = 1.0) -> str | None:
-    """None when trail's collector answers on ``port``, else why not (for ``trail doctor``)."""
-    import http.client
+    """None when trail's collector answers on ``port``, else why not (for ``trail doctor``).
 
+    First, on Linux, who listens there: another local user can bind the port while no
+    collector runs, answer the health check as trail's collector does, and receive every
+    payload Claude Code posts, unscrubbed (the collector scrubs; the POST body is raw). Such a
+    listener is reported without a request being sent to it."""
+    import http.client
+    import os
+
+    from trace_ingest.loopback_peer import listener_uids
+
+    others = sorted(uid for uid in listener_uids(port) or () if uid != os.getuid())
+    if others:
+        return (
+            f"{HOST}:{port} is listened on by another user (uid {others[0]}): the http hooks"
+            " would send it every payload, unscrubbed; stop that listener, or install and"
+            " collect on another port"
+        )
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
         conn.request("GET", HEALTH_PATH)

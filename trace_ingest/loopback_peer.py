@@ -60,3 +60,28 @@ def other_user(client: tuple[str, int], server: tuple[str, int]) -> str | None:
     if uid == NO_SOCKET:
         return "a connection came that the socket table does not list (uid unknown)"
     return f"a connection came from another user (uid {uid})"
+
+
+_LISTEN = "0A"  # the state column of a listening socket (include/net/tcp_states.h)
+
+
+def listener_uids(port: int) -> set[int] | None:
+    """The owners of the listening sockets a connection to 127.0.0.1:``port`` could reach:
+    bound to 127.0.0.1 or to any address (``0.0.0.0``; ``::`` or ``::ffff:127.0.0.1`` in
+    ``/proc/net/tcp6``, which a dual-stack socket answers IPv4 on). None where neither table
+    can be read."""
+    v4 = {proc_address("127.0.0.1", port), f"00000000:{port:04X}"}
+    v6 = {f"{'0' * 32}:{port:04X}", f"0000000000000000FFFF0000{proc_address('127.0.0.1', port)}"}
+    found: set[int] = set()
+    read_any = False
+    for table_path, wanted in ((TABLE, v4), (TABLE + "6", v6)):
+        try:
+            with open(table_path, encoding="ascii") as table:
+                read_any = True
+                for line in table:
+                    fields = line.split()
+                    if len(fields) > 7 and fields[3] == _LISTEN and fields[1] in wanted:
+                        found.add(int(fields[7]))
+        except (OSError, ValueError):
+            continue
+    return found if read_any else None

@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from hooks import install as installer
 from tests.conftest import TRAIL
 from tests.hooks.test_collector import Running
@@ -117,3 +119,55 @@ def test_doctor_says_whether_the_collector_answers(tmp_path: Path, trail_home: P
         assert f"trail collect --port {running.port}" in str(down["detail"])
     finally:
         running.proc.kill()
+
+
+SQUATTER = (
+    "import http.server, sys\n"
+    "class H(http.server.BaseHTTPRequestHandler):\n"
+    "    def do_GET(self):\n"
+    "        self.send_response(200)\n"
+    "        self.send_header('Content-Length', '16')\n"
+    "        self.end_headers()\n"
+    "        self.wfile.write(b'trail collector\\n')\n"
+    "    def log_message(self, *a):\n"
+    "        pass\n"
+    "s = http.server.HTTPServer(('127.0.0.1', 0), H)\n"
+    "print(s.server_address[1], flush=True)\n"
+    "s.serve_forever()\n"
+)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to listen as another user")
+def test_doctor_fails_when_another_user_listens_on_the_collectors_port(
+    tmp_path: Path, trail_home: Path
+) -> None:
+    """Another local user can bind the port while no collector runs and answer the health
+    check as trail's does: Claude Code would then post every raw payload to them. Doctor
+    looks the listener's owner up (/proc/net/tcp) and sends it nothing."""
+    squatter = subprocess.Popen(
+        ["/usr/bin/env", "python3", "-I", "-c", SQUATTER],
+        stdout=subprocess.PIPE,
+        user=65534,
+        cwd="/",
+    )
+    try:
+        assert squatter.stdout is not None
+        port = int(squatter.stdout.readline())
+        env = {**os.environ, "TRAIL_HOME": str(trail_home), "HOME": str(tmp_path)}
+        subprocess.run(
+            [TRAIL, "install", "--transport", "http", "--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        done = subprocess.run(
+            [TRAIL, "doctor", "--json"], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        checks = json.loads(done.stdout)["checks"]
+        (check,) = [c for c in checks if c["name"] == "claude-code: project collector"]
+        assert check["ok"] is False and done.returncode == 1
+        assert "listened on by another user (uid 65534)" in check["detail"]
+    finally:
+        squatter.kill()
+        squatter.wait()
