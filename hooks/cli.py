@@ -184,9 +184,10 @@ def collect(port: int | None) -> None:
     Each POSTed payload goes through the same path as `trail hook` (normalize, scrub, append
     to the session's trace.jsonl) into this process's $TRAIL_HOME. It answers every request
     with an empty 204, which can never block a tool call. Prints one JSON line once it
-    listens; SIGTERM or Ctrl-C stops it after recording what it has received. While it is
-    not running, Claude Code carries on and the events are lost (docs/collector.md): `trail
-    doctor` says whether it answers. Exit 1 when the port cannot be bound.
+    listens; SIGTERM, Ctrl-C or a closed terminal (SIGHUP) stops it after recording what it
+    has received. While it is not running, Claude Code carries on and the events are lost
+    (docs/collector.md): `trail doctor` says whether it answers. Exit 1 when the port cannot
+    be bound.
     """
     from hooks import collector
     from trace_ingest.collector_address import DEFAULT_PORT

@@ -30,7 +30,8 @@ Its own rules:
   an oversize payload); every socket read has a timeout;
 - the answer (``204``, no body) goes out once the payload is queued; one writer thread records
   the queue in arrival order (the hook's path pins the data dir per call: one writer keeps
-  calls apart). On SIGTERM or SIGINT it stops accepting, records what is queued and exits 0;
+  calls apart). On SIGTERM, SIGINT or SIGHUP it stops accepting, records what is queued and
+  exits 0;
 - nothing from a request is logged except through the hook's error log, scrubbed (the hook's
   ``_log``, called by the writer thread only); no access log.
 """
@@ -300,7 +301,8 @@ class Collector(ThreadingHTTPServer):
 
 
 def serve(port: int = DEFAULT_PORT, ready: Any = None) -> int:
-    """Run the collector until SIGTERM or SIGINT; returns the number of payloads recorded.
+    """Run the collector until SIGTERM, SIGINT or SIGHUP; returns the number of payloads
+    recorded.
 
     ``ready(collector)`` is called once the port is bound (``trail collect`` prints it).
     """
@@ -312,6 +314,10 @@ def serve(port: int = DEFAULT_PORT, ready: Any = None) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    # A closed terminal (or multiplexer window) sends SIGHUP, whose default would drop the
+    # queue of answered payloads; under nohup it stays ignored.
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _stop)
     loop = threading.Thread(target=collector.serve_forever, kwargs={"poll_interval": 0.2})
     loop.start()
     try:

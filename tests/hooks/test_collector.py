@@ -243,11 +243,13 @@ def test_concurrent_posts_are_all_recorded_whole(collector: Running) -> None:
     assert sorted(e["call_id"] for e in events) == [f"toolu_{n:04d}" for n in range(count)]
 
 
-def test_what_was_answered_is_recorded_before_it_exits(collector: Running) -> None:
-    """A 204 means the payload is queued; SIGTERM records the queue before exiting."""
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_what_was_answered_is_recorded_before_it_exits(collector: Running, signum: int) -> None:
+    """A 204 means the payload is queued; SIGTERM, SIGINT and SIGHUP (the terminal it ran in
+    was closed: it used to die there with the queue) record the queue before exiting."""
     for n in range(20):
         assert collector.post(tool_call("sess-t", n))[0] == 204
-    collector.proc.send_signal(signal.SIGTERM)
+    collector.proc.send_signal(signum)
     assert collector.stop()[0] == 0
     assert len(read_trace_lines(collector.home)) == 20
 
