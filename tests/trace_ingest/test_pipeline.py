@@ -183,3 +183,51 @@ def test_the_usual_timestamp_takes_a_short_cut_to_the_same_answer() -> None:
             text[rng.randrange(len(text))] = rng.choice("0123456789-:.TZ +x\u0663")
         value = "".join(text)
         assert normalize_ts(value) == _normalize_ts(value), value
+
+
+def _event(session: str, n: int) -> dict[str, Any]:
+    ev = new_event(
+        harness="claude-code",
+        source="transcript",
+        session_id=session,
+        kind="prompt",
+        received_at="2026-01-01T00:00:00.000000Z",
+        id_parts=(n,),
+    )
+    ev["text"] = f"line {n}"
+    return ev
+
+
+def test_writer_keeps_files_open_and_still_sees_a_torn_line(trail_home: Path) -> None:
+    # The writer keeps up to MAX_OPEN trace files open across batches. A session whose file
+    # was closed to make room is opened again; one that another writer left torn between two
+    # batches of this run still gets its next event on a line of its own.
+    from trace_ingest.importers import _pipeline
+
+    run = ImportRun("claude-code", "transcript", str(trail_home))
+    sessions = [f"s{i}" for i in range(_pipeline.MAX_OPEN + 3)]
+    summaries = {s: FileSummary(s) for s in sessions}
+    for s in sessions:  # the first ones are closed again to keep MAX_OPEN open
+        run.write(s, summaries[s], [(1, _event(s, 1))])
+    assert len(run.writer._open) == _pipeline.MAX_OPEN
+    torn = run.writer.sinks[sessions[-1]].path  # still open
+    with open(torn, "ab") as fh:
+        fh.write(b'{"v":1,"id":"0123')  # a killed hook's half line
+    for s in (sessions[0], sessions[-1]):  # reopened, and open all along
+        run.write(s, summaries[s], [(2, _event(s, 2)), (1, _event(s, 1))])
+    removed = sessions[-2]  # open, then its file removed under it: written anew, not lost
+    Path(run.writer.sinks[removed].path).unlink()
+    run.write(removed, summaries[removed], [(3, _event(removed, 3))])
+    assert json.loads(Path(run.writer.sinks[removed].path).read_bytes())["text"] == "line 3"
+    sessions.remove(removed)
+    run.finish()
+    assert run.writer._open == {}
+    for s in sessions:
+        lines = Path(run.writer.sinks[s].path).read_bytes().splitlines()
+        whole = [json.loads(x) for x in lines if x != b'{"v":1,"id":"0123']
+        expected = ["line 1", "line 2"] if s in (sessions[0], sessions[-1]) else ["line 1"]
+        assert [e["text"] for e in whole] == expected, s
+    data = Path(torn).read_bytes()
+    assert data.count(b"\n") == 3 and b'"id":"0123\n{"v":1' in data  # torn fragment kept apart
+    first = summaries[sessions[0]]
+    assert (first.events, first.written, first.duplicates) == (3, 2, 1)
