@@ -181,7 +181,9 @@ class _Handler(BaseHTTPRequestHandler):
         left = min(size, entry.MAX_DRAIN_BYTES) - len(head)
         deadline = time.monotonic() + entry.MAX_DRAIN_SECONDS
         while left > 0 and time.monotonic() < deadline:
-            chunk = self.rfile.read(min(left, 1 << 20))
+            # read1: what has arrived (one recv), so the deadline is checked however slowly
+            # the rest comes; read() would wait for a whole chunk.
+            chunk = self.rfile.read1(min(left, 1 << 20))
             if not chunk:
                 raise ConnectionError("body shorter than its Content-Length")
             left -= len(chunk)

@@ -212,6 +212,42 @@ def test_an_oversize_body_is_read_no_further_than_its_head_and_recorded_as_a_stu
     assert any(e.get("call_id") == "toolu_0002" for e in events)
 
 
+def test_an_oversize_body_that_then_trickles_is_answered_after_the_drain_bound(
+    trail_home: Path,
+) -> None:
+    """Past the bound the rest is drained for at most entry.MAX_DRAIN_SECONDS however slowly
+    it comes (a read waited for a whole 1 MiB chunk, until the connection's deadline cut it
+    off unanswered), then answered and recorded as a stub."""
+    trail_home.mkdir(mode=0o700)
+    (trail_home / "config.json").write_text(json.dumps({"capture": {"max_payload_bytes": 4096}}))
+    running = Running(trail_home)
+    try:
+        head = (
+            f"POST {HOOK_PATH} HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {1 << 20}\r\n\r\n"
+        ).encode()
+        with socket.create_connection(("127.0.0.1", running.port), timeout=30) as s:
+            s.sendall(head + b'{"session_id": "trickled", "x": "' + b"x" * 70_000)
+            s.settimeout(0.2)
+            answer = b""
+            for _ in range(200):  # a byte every 0.2 s, for up to 40 s
+                try:
+                    s.send(b"x")
+                    answer = s.recv(100)
+                    break
+                except TimeoutError:
+                    continue
+                except OSError:
+                    break
+        assert answer.startswith(b"HTTP/1.1 204 "), answer
+        assert running.stop()[0] == 0
+    finally:
+        running.proc.kill()
+    [stub] = read_trace_lines(trail_home)
+    assert "exceeds max_payload_bytes=4096" in stub["extra"]["malformed"]
+    assert stub["session_id"] == "trickled"
+
+
 def test_a_body_without_content_length_is_refused(collector: Running) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", collector.port, timeout=30)
     conn.putrequest("POST", HOOK_PATH)
