@@ -91,17 +91,13 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def ready(pattern: str, flags: int = 0) -> bool:
-    """Whether ``compile(pattern, flags)`` is cheap now: compiled already in this process,
-    ``re`` loaded anyway, or the program in the cache and the cache read already. Lets a
-    caller with a regex-free way to the same answer (the hook prefilter's ``in`` loop) take
-    it rather than pay for ``re``, or for reading the key and the cache, on a call that needs
-    no other regex."""
-    key = f"{flags}\x00{pattern}"
-    return (
-        key in _compiled
-        or "re" in sys.modules
-        or (_programs is not None and key in _programs and _sre is not None)
-    )
+    """Whether compiling ``pattern`` now costs this process nothing it has not paid already:
+    compiled before, ``re`` loaded anyway, or the cache read already (then a pattern missing
+    from it is compiled with ``re`` once and stored, as any new pattern is, and every later
+    process finds it there). Lets a caller with a regex-free way to the same answer (the hook
+    prefilter's ``in`` loop) take it on a call that needs no regex at all, rather than read the
+    key and the cache, or import ``re``, for this one."""
+    return f"{flags}\x00{pattern}" in _compiled or "re" in sys.modules or _programs is not None
 
 
 def _load() -> dict[str, Any]:

@@ -216,8 +216,8 @@ class Scrubber:
             short = len(low) < TOKEN_RUNS_FROM
             trie = tries[0] if short else tries[1]
             if not trie.ready():
-                # The trie would import ``re`` (a first call, nothing cached yet): the ``in``
-                # loop gives the same rules without it; the trie is cached once ``re`` loads.
+                # No regex used yet in this process: the ``in`` loop gives the same rules
+                # without reading the key and the regex cache (or importing ``re``) for it.
                 for kw, idxs in self._kw_full:
                     if kw in low:
                         hit.update(idxs)
