@@ -316,6 +316,13 @@ def bench_hook(home: str, runs: int) -> dict[str, Any]:
             )
             if i >= 2:  # warm the OS caches first
                 times[(laden, name)].append((time.perf_counter() - t0) * 1000)
+    # Every arm must record the event itself: an arm that fails (as the identity arm once
+    # did, when hooks.entry._scrubber's signature changed) writes a stub and a log line
+    # instead, and the figures compare different work.
+    errors = os.path.join(home, "hook-errors.log")
+    if os.path.exists(errors):
+        with open(errors, encoding="utf-8") as fh:
+            raise SystemExit(f"bench_hook: a hook arm logged errors, figures void:\n{fh.read()}")
     med = {c: statistics.median(v) for c, v in times.items()}
     out: dict[str, Any] = {}
     for laden, prefix in ((False, ""), (True, "laden_")):
