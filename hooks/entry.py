@@ -503,9 +503,9 @@ def _read_fd(fd: int, limit: int, seconds: float, keep: bool = True) -> tuple[by
                 if not chunk:
                     ended = True
                     break
-                total += len(chunk)
                 if keep:
-                    chunks.append(chunk)
+                    chunks.append(chunk)  # before counting: an alarm between them loses nothing
+                total += len(chunk)
             if signals is not None:
                 signals.setitimer(signals.ITIMER_REAL, 0)
         except _Late:
