@@ -51,6 +51,7 @@ from trace_ingest.scrub_rules import (
     _has_letter_and_digit,
     _Lazy,
     _long_number,
+    _lower_same_length,
     _placeholder,
     _upper_snake,
     builtin_rules,
@@ -200,6 +201,11 @@ class Scrubber:
 
     def _find(self, text: str) -> list[tuple[int, int, str]]:
         low = text.lower()
+        if len(low) != len(text):
+            # U+0130 lowers to two characters: the rules read offsets of ``low`` as offsets
+            # of ``text``, so lower it one character per character (as ``re``'s IGNORECASE
+            # does: İ matches i)
+            low = _lower_same_length(text)
         hit: set[int] = set()
         if self._automaton is not None:
             hit.update(self._always)
@@ -512,12 +518,14 @@ class Scrubber:
 
         joined = "\n".join(leaves)
         low = joined.lower()
-        if len(low) == len(joined) and self._ascii_keywords:
-            # No character lowered to more than one: offsets are the leaves' own. Lowering
-            # in context (a final sigma) can differ from each leaf's own, only in Greek.
+        if len(low) != len(joined):  # as _find lowers: one character per character
+            low = _lower_same_length(joined)
+        if self._ascii_keywords:
+            # Offsets are the leaves' own. Lowering in context (a final sigma) can differ
+            # from each leaf's own, only in Greek.
             ends = list(accumulate([len(x) + 1 for x in leaves]))  # past each leaf's newline
-        else:  # lowering changed lengths (U+0130): lower each leaf as _find does
-            lows = [x.lower() for x in leaves]
+        else:  # lower each leaf as _find does
+            lows = [_lower_same_length(x) for x in leaves]
             low = "\n".join(lows)
             ends = list(accumulate([len(x) + 1 for x in lows]))
         hit: set[int] = set()

@@ -292,6 +292,15 @@ def _always(value: str) -> bool:
     return True
 
 
+def _lower_same_length(text: str) -> str:
+    """``text`` lowered one character per character, so that an offset into it is the same
+    offset into ``text`` (what a finder reading the lowered copy needs): ``text.lower()`` but
+    U+0130 (İ), the one code point whose lowercase is two characters (``i`` + a combining
+    dot), becomes ``i``. ``text.lower()`` shifted every later offset by one per İ: a span
+    missed the secret's first characters, or ran past the end (IndexError)."""
+    return text.replace("\u0130", "i").lower()
+
+
 def _has_letter_and_digit(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
@@ -841,7 +850,7 @@ _HOME_SKIP = frozenset({"shared", "public", "default", "all users", "user", "use
 
 
 def _home_finder(text: str, low: str) -> Iterator[Span]:
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in _HOME().finditer(subject):
         start, end = m.span(1)
         name = text[start:end]
@@ -857,7 +866,7 @@ _SAS = _Lazy(r"sharedaccesssignature[ \t]*+=[ \t]*+([^;\s\"'\\]{20,}+)|sig=([a-z
 
 def _sas_finder(text: str, low: str) -> Iterator[Span]:
     """Azure ``SharedAccessSignature=…`` values and ``?…&sig=…`` SAS signatures."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in _SAS().finditer(subject):
         if m.group(1) is not None:
             yield m.span(1)
@@ -1147,7 +1156,7 @@ def _sidekiq_finder(text: str, low: str) -> Iterator[Span]:
     in the 200 characters after a ``contribsys`` mention: Bundler's
     ``BUNDLE_ENTERPRISE__CONTRIBSYS__COM`` setting under any syntax (``:=``, XML, ``setProperty``,
     a Go ``var``) or the ``enterprise.contribsys.com`` source URL."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     rx = _SIDEKIQ_CRED()
     pos = 0
     done = 0
@@ -1349,7 +1358,7 @@ def _azure_finder(text: str, low: str) -> Iterator[Span]:
     """Azure storage / Service Bus keys: ``AccountKey=…`` in connection strings, and (88
     base64 characters, as storage keys are) after ``account_key:``, ``"accountKey":``,
     ``storageAccountKey:`` and ``<AccountKey>``."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in _AZURE().finditer(subject):
         start, end = m.span(2)
         if m.group(1) != "=" and (end - start < 40 or entropy(text[start:end]) < 4.0):
@@ -1404,7 +1413,7 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
 
     Driven by ``str.find`` of the header words, then one anchored match at each: no regex
     tries every position of a long text."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     at, bearer = _AUTH_AT(), _BEARER_AT()
     for anchor in _AUTH_ANCHORS:
         pos = 0
@@ -1579,7 +1588,7 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
     ``credentialsId``, ``secret_name``, ``key_hash``. A quoted all-letter value counts when it
     looks random (mixed case changing often); identifiers, UUIDs under id-like keys, ARNs and
     versions do not."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     bare = _GEN_BARE()
     n = len(text)
     tail = _GEN_TAIL()
@@ -1794,7 +1803,7 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
     """A quoted literal under a password-ish key (``"password": "hunter-two"``, also escaped
     inside JSON text). Unlike ``generic-assignment`` an all-letter value counts: a quoted
     literal is not a code identifier, and human passwords are often plain words."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in prefixed_finditer(_QUOTED_PW, subject):
         name = m.group(1)
         if name not in _PW_NAMES_OK and any(x in name for x in _PW_EXCLUDE):
@@ -1824,7 +1833,7 @@ _CLI = _Lazy(
 
 def _cli_finder(text: str, low: str) -> Iterator[Span]:
     """``--password X``, ``--token=X`` and similar command-line flags."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in _CLI().finditer(subject):
         start, end = m.span(2)
         value = text[start:end]
@@ -2111,7 +2120,7 @@ _CONN = _Lazy(r"(?:password|pwd)[ \t]*+=[ \t]*+([^;\s\"'&,(){}<>\[\]]{4,}+)")
 
 def _conn_finder(text: str, low: str) -> Iterator[Span]:
     """ADO/ODBC ``Password=…;`` and ``Pwd=…``; plain words only in ``;``-separated strings."""
-    subject = low if len(low) == len(text) else text.lower()
+    subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in _CONN().finditer(subject):
         start, end = m.span(1)
         value = text[start:end]

@@ -471,3 +471,27 @@ def test_bulk_prefilter_gives_the_same_output(tmp_path: Any) -> None:
     b = load_scrubber(home, section, bulk=True)
     assert a.scrub_text("x ACME-123456 y") == b.scrub_text("x ACME-123456 y")
     assert "ACME-123456" not in b.scrub_text("x ACME-123456 y")[0]
+
+
+def test_a_dotted_capital_i_before_a_secret_shifts_nothing(tmp_path: Any) -> None:
+    """U+0130 (İ) is the one character whose lowercase is two characters. The rules read
+    offsets of the lowered copy as offsets of the text: before the scrubber lowered one
+    character per character, a span after an İ missed the secret's first characters
+    (``İİ password=hu[REDACTED…]``), a session cookie after one was not found at all, and a
+    span past the end raised IndexError (a scrub-error stub instead of the event)."""
+    home = str(tmp_path / "home")
+    hook, bulk = load_scrubber(home), load_scrubber(home, bulk=True)
+    checked = 0
+    for sample in corpus():
+        if not isinstance(sample.value, str):
+            continue
+        want = hook.scrub_text(sample.value)
+        for lead in ("İİ ", "İ\n", "\u0130x "):
+            got = hook.scrub_text(lead + sample.value)
+            assert got == (lead + want[0], want[1]), sample.value
+            assert bulk.scrub_value({"v": lead + sample.value}) == ({"v": got[0]}, got[1])
+        checked += 1
+    assert checked > 1000
+    for text in ("İİİ Key", "İİİİİİİİİİ xkey", "İ token: xyz123456789"):
+        clean, _ = hook.scrub_text(text)  # no IndexError
+        assert "xyz123456789" not in clean
