@@ -115,7 +115,7 @@ def main() -> int:
                         exporter.export(batch)
                     dt = time.perf_counter() - t0
                     bare_rates.append(len(spans) / dt)
-                exporter.shutdown()
+                exporter.shutdown()  # type: ignore[no-untyped-call]
         db.close()
     finally:
         sink.terminate()

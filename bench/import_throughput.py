@@ -230,9 +230,13 @@ def vibe_2x(out: Path, mb: float) -> int:
         for n, src in enumerate(folders):
             target = out / f"copy{copy:04d}" / f"session_20260101_000000_{copy:04x}{n:04x}"
             target.mkdir(parents=True)
+            tag = f"{copy}-".encode()
+
+            def tagged(m: re.Match[bytes], t: bytes = tag) -> bytes:
+                return m[1] + t + m[2] + b'"'
+
             for f in src.iterdir():
-                tag = f"{copy}-".encode()
-                data = _VIBE_ID.sub(lambda m, t=tag: m[1] + t + m[2] + b'"', f.read_bytes())
+                data = _VIBE_ID.sub(tagged, f.read_bytes())
                 data = _renamed(data, copy)
                 (target / f.name).write_bytes(data)
                 total += len(data)
@@ -371,7 +375,7 @@ def settle() -> None:
 
 
 def _median(runs: list[Run], what: str) -> float:
-    return statistics.median(getattr(r, what) for r in runs)
+    return float(statistics.median(getattr(r, what) for r in runs))
 
 
 def main() -> None:

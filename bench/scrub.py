@@ -390,7 +390,11 @@ def bench_engines(home: str) -> dict[str, Any]:
             for i, k in enumerate(kws):
                 auto.add_word(k, i)
             auto.make_automaton()
-            engines[mod] = lambda low, a=auto: {v for _, v in a.iter(low)}
+
+            def found(low: str, a: Any = auto) -> set[int]:
+                return {v for _, v in a.iter(low)}
+
+            engines[mod] = found
         else:
             import hyperscan
 

@@ -70,7 +70,7 @@ def write_home(total: int) -> str:
 
 
 def rows_of(home: str) -> list[tuple[object, ...]]:
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for path in sorted(Path(home, "sessions").glob("*/*/trace.jsonl")):
         key = f"claude-code/{path.parent.name}"
         offset = 0

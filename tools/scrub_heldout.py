@@ -166,11 +166,12 @@ def go_tokens(src: str) -> list[str]:
 def go_string(tok: str) -> str:
     if tok.startswith("`"):
         return tok[1:-1]
-    return json.loads(
+    text: str = json.loads(
         tok.replace("\\'", "'").replace("\\x60", "`")
         if "\\x" not in tok
         else re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: "\\u00" + m.group(1), tok)
     )
+    return text
 
 
 class Unsupported(Exception):
