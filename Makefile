@@ -33,11 +33,13 @@ harnesses: $(STAMP)
 phoenix: $(STAMP)
 	$(BIN)/python -m tests.telemetry.otlp.phoenix_install
 
+# mypy runs twice: the package, then bench/ and tools/ apart (bench/dashboard.py would shadow
+# the dashboard package), with the corpus modules they import on MYPYPATH.
 test: $(STAMP) harnesses phoenix
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	MYPYPATH=tests/trace_ingest $(BIN)/mypy bench tools  # apart: bench/dashboard.py is not the package
+	MYPYPATH=tests/trace_ingest $(BIN)/mypy bench tools
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 # Only the real-harness rig (docs/testing.md).
