@@ -221,29 +221,27 @@ class Scrubber:
             tries = self._tries or self._build_tries()
             short = len(low) < TOKEN_RUNS_FROM
             trie = tries[0] if short else tries[1]
-            if not trie.ready():
-                # No regex used yet in this process: the ``in`` loop gives the same rules
-                # without reading the key and the regex cache (or importing ``re``) for it.
-                for kw, idxs in self._kw_full:
-                    if kw in low:
-                        hit.update(idxs)
-                runs = low if short else _token_runs(low)
-                for kw, idxs in self._kw_token:
-                    if kw in runs:
-                        hit.update(idxs)
-            elif short:
+            # No regex used yet in this process (not ready): the ``in`` tests give the same
+            # rules without reading the key and the regex cache (or importing ``re``) for it.
+            ready = trie.ready()
+            if short and ready:
                 # every keyword at once: one trie pass beats ~180 ``in`` calls on short text
                 hit.update(self._always)
                 self._trie_hits(trie, tries[2], low, hit)
             else:
                 # long text: the ``in`` test is the cheaper pass per character for the few
                 # dozen keywords of context rules; the token-format keywords (over a hundred)
-                # take one trie pass over the token runs
+                # are looked for in the token runs only, by one trie pass when it is ready
                 for kw, idxs in self._kw_full:
                     if kw in low:
                         hit.update(idxs)
-                if self._kw_token:
-                    self._trie_hits(trie, tries[2], _token_runs(low), hit)
+                runs = low if short or not self._kw_token else _token_runs(low)
+                if not ready:
+                    for kw, idxs in self._kw_token:
+                        if kw in runs:
+                            hit.update(idxs)
+                elif self._kw_token:
+                    self._trie_hits(trie, tries[2], runs, hit)
         if not hit:
             return []
         cands: list[tuple[int, int, int]] = []

@@ -311,7 +311,6 @@ class Rule:
     __slots__ = (
         "_prefixes",
         "_rx",
-        "_rx_i",
         "anchor",
         "context",
         "finder",
@@ -368,29 +367,21 @@ class Rule:
         self.finder = finder
         self.flags = flags
         self._rx: re.Pattern[str] | None = None
-        self._rx_i: re.Pattern[str] | None = None
         self._prefixes: tuple[str, ...] | None = None  # None: not worked out yet; (): none
 
-    def rx(self, ignorecase: bool = False) -> re.Pattern[str]:
-        if ignorecase:
-            if self._rx_i is None:
-                self._rx_i = _regex.compile(self.pattern, self.flags | _regex.IGNORECASE)
-            return self._rx_i
+    def rx(self) -> re.Pattern[str]:
         if self._rx is None:
             self._rx = _regex.compile(self.pattern, self.flags)
         return self._rx
 
     def spans(self, text: str, low: str) -> Iterator[Span]:
-        """Candidate secret spans (before the value filters)."""
+        """Candidate secret spans (before the value filters). ``low`` is ``text`` lowered one
+        character per character (``_lower_same_length``), so its offsets are ``text``'s."""
         if self.finder is not None:
             yield from self.finder(text, low)
             return
-        if self.lower:
-            same = len(low) == len(text)
-            subject = low if same else text
-            rx = self.rx(ignorecase=not same)
-        else:
-            subject, rx = text, self.rx()
+        subject = low if self.lower else text
+        rx = self.rx()
         if self.anchor:
             yield from self._anchored(subject, rx)
             return
@@ -416,17 +407,8 @@ class Rule:
         every ``s`` and ``E``."""
         prefixes = self._prefixes
         if prefixes is None:
-            found = (
-                None
-                if self.flags & (_regex.IGNORECASE | _VERBOSE)
-                else literal_prefixes(self.pattern)
-            )
-            prefixes = self._prefixes = found or ()
-        starts = _prefix_starts(rx, subject, prefixes)
-        if starts is None:
-            yield from rx.finditer(subject)
-            return
-        yield from _prefixed_matches(rx, subject, prefixes, starts)
+            prefixes = self._prefixes = literal_prefixes(self.pattern) or ()
+        return _guided_finditer(rx, subject, prefixes)
 
     def _glued(self, text: str, m: re.Match[str]) -> bool:
         """A match with a word character right before it: a token glued after ``_``, a
@@ -534,8 +516,14 @@ def _prefixes_of(pattern: str) -> list[str] | None:
 def prefixed_finditer(lazy: _Lazy, subject: str) -> Iterator[re.Match[str]]:
     """``lazy().finditer(subject)`` for a finder's own regex, tried only where one of its
     literal prefixes occurs (as ``Rule._matches`` does for a rule's pattern)."""
-    rx = lazy()
-    prefixes = lazy.prefixes()
+    return _guided_finditer(lazy(), subject, lazy.prefixes())
+
+
+def _guided_finditer(
+    rx: re.Pattern[str], subject: str, prefixes: tuple[str, ...]
+) -> Iterator[re.Match[str]]:
+    """``rx.finditer(subject)``, tried only where one of ``prefixes`` occurs when that is the
+    cheaper scan (``_prefix_starts``; never for IGNORECASE or VERBOSE programs)."""
     starts = _prefix_starts(rx, subject, prefixes)
     if starts is None:
         return rx.finditer(subject)
