@@ -673,6 +673,16 @@ def _pct(pair: tuple[int, int]) -> str:
     return f"{ok / n:.1%} ({ok}/{n})" if n else "n/a"
 
 
+def publish_heldout(h: dict[str, Any], write: bool) -> None:
+    """Print the held-out table and, with ``write``, put it in docs/benchmarks.md and the
+    per-family table in docs/scrub-heldout.md."""
+    lines = render_heldout(h)
+    print("\n".join(lines))
+    if write:
+        print(f"written to {write_heldout_block(lines)}", file=sys.stderr)
+        print(f"written to {write_family_table(h)}", file=sys.stderr)
+
+
 def render_heldout(h: dict[str, Any]) -> list[str]:
     engines = [k for k in h if k not in ("sources", "n_cases")]
     rows = [
@@ -1156,11 +1166,7 @@ def main() -> int:
         h = bench_heldout(
             tempfile.mkdtemp(prefix="trail-bench-"), not args.no_compare, corpus_path, args.misses
         )
-        lines = render_heldout(h)
-        print("\n".join(lines))
-        if not args.no_write and not args.heldout_full:
-            print(f"written to {write_heldout_block(lines)}", file=sys.stderr)
-            print(f"written to {write_family_table(h)}", file=sys.stderr)
+        publish_heldout(h, write=not args.no_write and not args.heldout_full)
         return 0
     home = tempfile.mkdtemp(prefix="trail-bench-")
     if args.only == "speed":
@@ -1177,11 +1183,7 @@ def main() -> int:
             + ", ".join(f"{k} {v}" for k, v in fa["top_rules"])
         )
         held = bench_heldout(home, not args.no_compare, corpus_path)
-        lines = render_heldout(held)
-        print("\n".join(lines))
-        if not args.no_write and not args.heldout_full:
-            print(f"written to {write_heldout_block(lines)}", file=sys.stderr)
-            print(f"written to {write_family_table(held)}", file=sys.stderr)
+        publish_heldout(held, write=not args.no_write and not args.heldout_full)
         return 0
     runs = 10 if args.quick else 50
     hook_runs = 10 if args.quick else 30
