@@ -72,3 +72,39 @@ def read_trace_lines(home: Path) -> list[dict[str, Any]]:
     for path in sorted(home.glob("sessions/*/*/trace.jsonl")):
         lines += [json.loads(line) for line in path.read_text().splitlines() if line]
     return lines
+
+
+# Another local user's HTTP request to a server on 127.0.0.1 (trail collect, trail serve):
+# bound to ``source`` (any 127.x.y.z reaches a socket bound to 127.0.0.1), the request read
+# from stdin; prints the answer's status code, or "closed" when none came.
+_OTHER_USER_REQUEST = (
+    "import socket, sys\n"
+    "s = socket.socket()\n"
+    "s.bind((sys.argv[2], 0))\n"
+    "s.settimeout(30)\n"
+    "s.connect(('127.0.0.1', int(sys.argv[1])))\n"
+    "s.sendall(sys.stdin.buffer.read())\n"
+    "try:\n"
+    "    answer = s.recv(100)\n"
+    "except ConnectionResetError:\n"
+    "    answer = b''\n"
+    "print(answer.split(b' ')[1].decode() if answer else 'closed')\n"
+)
+
+
+def request_as_another_user(
+    port: int, source: str, request: bytes
+) -> subprocess.CompletedProcess[str]:
+    """Send ``request`` to 127.0.0.1:``port`` from ``source`` as uid 65534 (nobody; the test
+    must run as root); its stdout is the answer's status code or ``closed``."""
+    done = subprocess.run(
+        ["/usr/bin/env", "python3", "-I", "-c", _OTHER_USER_REQUEST, str(port), source],
+        input=request,
+        capture_output=True,
+        timeout=60,
+        check=False,
+        user=65534,
+        cwd="/",
+    )
+    out, err = done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+    return subprocess.CompletedProcess(done.args, done.returncode, out, err)

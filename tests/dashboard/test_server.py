@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 
 from dashboard.html import anchor, clean
-from tests.conftest import TRAIL
+from tests.conftest import TRAIL, request_as_another_user
 from tests.dashboard._store import AGENT, SESSION, WAITING, record_hostile_session, serving
 
 
@@ -225,23 +225,6 @@ def test_a_page_that_fails_is_a_500_and_the_server_keeps_serving(
     assert "Traceback" not in capsys.readouterr().err
 
 
-OTHER_USER_GET = (
-    "import socket, sys\n"
-    "s = socket.socket()\n"
-    "s.bind((sys.argv[2], 0))\n"  # any 127.x.y.z reaches a socket bound to 127.0.0.1
-    "s.settimeout(30)\n"
-    "s.connect(('127.0.0.1', int(sys.argv[1])))\n"
-    "s.sendall(b'GET / HTTP/1.0\\r\\nHost: 127.0.0.1:' + sys.argv[1].encode() + b'\\r\\n\\r\\n')\n"
-    "got = b''\n"
-    "try:\n"
-    "    while chunk := s.recv(65536):\n"
-    "        got += chunk\n"
-    "except ConnectionResetError:\n"
-    "    pass\n"
-    "print(got.split(b' ')[1].decode() if got else 'closed')\n"
-)
-
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
 @pytest.mark.parametrize("source", ["127.0.0.1", "127.0.0.2"])
 def test_another_local_user_cannot_read_the_dashboard(
@@ -250,15 +233,8 @@ def test_another_local_user_cannot_read_the_dashboard(
     """The data dir is 0700 so that other users cannot read the traces; trail serve on
     127.0.0.1 (which every local user reaches) once showed them every session."""
     with serving(recorded) as server:
-        done = subprocess.run(
-            ["/usr/bin/env", "python3", "-I", "-c", OTHER_USER_GET, str(server.port), source],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            user=65534,
-            cwd="/",
-        )
+        request = f"GET / HTTP/1.0\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+        done = request_as_another_user(server.port, source, request)
         assert done.stdout.strip() == "closed", (done.stdout[:200], done.stderr)
         assert get(server.port, "/")[0] == 200  # this user's own requests still are served
     assert "from another user (uid 65534); closed unanswered" in capfd.readouterr().err

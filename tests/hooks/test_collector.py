@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import TRAIL, read_trace_lines, run_hook
+from tests.conftest import TRAIL, read_trace_lines, request_as_another_user, run_hook
 
 HOOK_PATH = "/trail/hook/claude-code"
 
@@ -313,39 +313,17 @@ def test_capture_off_is_obeyed(collector: Running) -> None:
     assert read_trace_lines(collector.home) == []
 
 
-OTHER_USER_CLIENT = (
-    "import socket, sys\n"
-    "s = socket.socket()\n"
-    "s.bind((sys.argv[2], 0))\n"  # any 127.x.y.z reaches a socket bound to 127.0.0.1
-    "s.settimeout(30)\n"
-    "s.connect(('127.0.0.1', int(sys.argv[1])))\n"
-    'body = b\'{"session_id": "intruder", "hook_event_name": "Stop"}\'\n'
-    "s.sendall(b'POST /trail/hook/claude-code HTTP/1.1\\r\\nHost: 127.0.0.1:'"
-    " + sys.argv[1].encode()"
-    " + b'\\r\\nContent-Type: application/json\\r\\nContent-Length: ' + str(len(body)).encode()"
-    " + b'\\r\\n\\r\\n' + body)\n"
-    "try:\n"
-    "    answer = s.recv(100)\n"
-    "except ConnectionResetError:\n"
-    "    answer = b''\n"
-    "print(answer.split(b' ')[1].decode() if answer else 'closed')\n"
-)
-
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
 @pytest.mark.parametrize("source", ["127.0.0.1", "127.0.0.2"])
 def test_a_connection_from_another_user_is_refused(collector: Running, source: str) -> None:
     """Another local user's connection is closed unanswered, from any loopback address (the
     socket table is looked up by the real client address: 127.0.0.2 once slipped through)."""
-    done = subprocess.run(
-        ["/usr/bin/env", "python3", "-I", "-c", OTHER_USER_CLIENT, str(collector.port), source],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        user=65534,
-        cwd="/",
+    body = b'{"session_id": "intruder", "hook_event_name": "Stop"}'
+    head = (
+        f"POST /trail/hook/claude-code HTTP/1.1\r\nHost: 127.0.0.1:{collector.port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
+    done = request_as_another_user(collector.port, source, head.encode() + body)
     assert done.stdout.strip() == "closed", done.stderr
     assert collector.post(tool_call("s", 1))[0] == 204  # this user's own still are
     assert collector.stop()[0] == 0
