@@ -880,8 +880,13 @@ def write_family_table(h: dict[str, Any]) -> str:
         "`secret`, `token`, `api_key`, `access_key`, `private_key`, `license_key`, "
         "`stream_key`, `auth_key`, `credential`, `client_secret`, …; not a name holding `_id`, "
         "`name`, `arn`, `hash`, `type`, `prefix`, `url`, `path` or `file`), after `=`, `:`, "
-        '`=>`, `:=`, `.=`, or an XML `key="…" value="…"` pair. A variable, template, call, '
-        "path, URL, ARN or digit-free dotted name is not a literal;",
+        '`=>`, `:=`, `.=`, or an XML `key="…" value="…"` pair. A variable, template '
+        "(`${…}`, `#{…}`, `{{…}}`), call, path, URL, ARN or digit-free dotted name is not a "
+        "literal. A `#` right after the operator starts the value (`Password=#…;`: a comment "
+        "needs a space before it), and closing brackets at the end of a value that opens none "
+        "end the code around it (`f(token: …)`): both added 2026-12-01 after reading the "
+        "changed negatives, and they move 2 negatives (a Mailchimp key in an SDK call, a "
+        "connection-string password) into this set;",
         "- **header**: the literal value of `Authorization: Bearer|Basic|Token …`;",
         "- **url-password**: the password of `scheme://user:password@` (6+ characters, not "
         "`$…`, `<…>`, `{…}`, `%…`, `*…` or the word password);",
@@ -1162,19 +1167,19 @@ def main() -> int:
     )
     args = ap.parse_args()
     corpus_path = scrub_heldout.FULL_CORPUS_PATH if args.heldout_full else scrub_heldout.CORPUS_PATH
+    home = tempfile.mkdtemp(prefix="trail-bench-")
+    if args.near_misses:  # with any mode, --heldout-only included
+        n = dump_near_misses(home, args.near_misses)
+        print(f"{n} changed near misses written to {args.near_misses}", file=sys.stderr)
     if args.heldout_only:
         h = bench_heldout(
             tempfile.mkdtemp(prefix="trail-bench-"), not args.no_compare, corpus_path, args.misses
         )
         publish_heldout(h, write=not args.no_write and not args.heldout_full)
         return 0
-    home = tempfile.mkdtemp(prefix="trail-bench-")
     if args.only == "speed":
         print(speed_only(home, args.sdk, 10 if args.quick else 50))
         return 0
-    if args.near_misses:
-        n = dump_near_misses(home, args.near_misses)
-        print(f"{n} changed near misses written to {args.near_misses}", file=sys.stderr)
     if args.precision_only:
         fa = bench_false_alarms(home, 1e9 if args.sdk else 25.0, args.sdk)
         print(
