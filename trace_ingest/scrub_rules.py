@@ -131,6 +131,15 @@ def _glued_ok(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value)
 
 
+_GLUE_RUN = 16
+
+
+def _inside_run(text: str, i: int) -> bool:
+    """Whether the ``_GLUE_RUN`` characters before ``i`` are all ASCII letters and digits."""
+    head = text[max(0, i - _GLUE_RUN) : i]
+    return len(head) == _GLUE_RUN and head.isascii() and head.isalnum()
+
+
 def _terminated(text: str, end: int) -> bool:
     """True when a value ending at ``end`` is followed by a terminator (or a JSON escape)."""
     if end >= len(text):
@@ -173,6 +182,78 @@ def _fake_token(value: str) -> bool:
     if "<" in low or "{" in low:
         return True
     return len(set(value)) < 8
+
+
+def _format_fake(value: str) -> bool:
+    """The fake filter of known-format tokens: a placeholder (``_fake_token``) or a body that
+    is not random (``_sham_token``)."""
+    return _fake_token(value) or _sham_token(value)
+
+
+def _sham_token(value: str) -> bool:
+    """A known-format token whose random part is not random: the prefix is right, but the
+    body ends in a short cycle (``GR1348941`` + ``123123…``), holds a placeholder word in a
+    digit-free tail (``xoxp-1-RANDOMSTRINGHERE``) or is a phrase
+    (``glimt-my-tokens_are-correct``). Issued tokens come from a random generator, which
+    produces none of these (a 12-character cycle: about 62**-9; a placeholder word in a
+    digit-free tail: below 1e-5; three words between separators: far rarer). Not for JWTs,
+    PEM bodies or base64 data, whose encoded bytes may repeat (docs/scrubbing.md, "Near
+    misses, second pass", says what is deliberately not filtered)."""
+    return _cycle_tail(value) or _placeholder_tail(value) or _phrase(value)
+
+
+_CYCLE = 12  # a tail this long repeating a unit of 2 to 4 characters is typed, not random
+
+
+def _cycle_tail(value: str) -> bool:
+    """The last ``_CYCLE`` or more characters repeat a unit of 2–4 characters (``123123…``,
+    ``abab…``). One repeated character is not enough: formats encode zero bytes that way
+    (the ``AAAA…`` head of a Twitter bearer token, bech32 ``q``), and the sources count
+    such tokens as secrets."""
+    n = len(value)
+    for period in (2, 3, 4):
+        if n < _CYCLE or len(set(value[n - period :])) < 2:
+            continue
+        i = n - period - 1
+        while i >= 0 and value[i] == value[i + period]:
+            i -= 1
+        if n - 1 - i >= _CYCLE:
+            return True
+    return False
+
+
+_PLACEHOLDER_WORDS = ("here", "your", "random", "sample", "dummy", "placeholder", "redacted")
+
+
+def _placeholder_tail(value: str) -> bool:
+    tail = value
+    for sep in "-_.":
+        tail = tail.rpartition(sep)[2] if sep in tail else tail
+    if len(tail) < 8 or any(c.isdigit() for c in tail):
+        return False
+    low = tail.lower()
+    return any(w in low for w in _PLACEHOLDER_WORDS)
+
+
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def _phrase(value: str) -> bool:
+    """Three or more words between ``-``/``_``/``.`` after the prefix, 10+ letters in all
+    and 40% of the parts' characters: a sentence written as a token
+    (``checking_Length-Is-checking``), not a random body (whose parts hold digits)."""
+    parts = value.replace("-", " ").replace("_", " ").replace(".", " ").split()[1:]
+    words = sum(len(p) for p in parts if len(p) >= 2 and _word(p))
+    count = sum(1 for p in parts if len(p) >= 2 and _word(p))
+    return count >= 3 and words >= 10 and words >= 0.4 * sum(map(len, parts))
+
+
+def _word(part: str) -> bool:
+    """Lower-case or capitalised letters with a vowel: ``tokens``, ``Length``, ``Is``. Not
+    all capitals: upper-case formats (1Password's ``A3-…-…``) have all-letter groups."""
+    if not (part.isascii() and part.isalpha()) or _VOWELS.isdisjoint(part):
+        return False
+    return part[1:].islower()
 
 
 def _placeholder(value: str, identifiers: bool = True) -> bool:
@@ -412,8 +493,13 @@ class Rule:
 
     def _glued(self, text: str, m: re.Match[str]) -> bool:
         """A match with a word character right before it: a token glued after ``_``, a
-        letter or a digit. Kept when the rule's ``glued`` check accepts it."""
-        return self.glued is not None and (self.glued is _always or self.glued(m.group(0)))
+        letter or a digit. Kept when the rule's ``glued`` check accepts it, and not inside a
+        longer random string: after 16 or more letters and digits, the prefix is a
+        coincidence inside a base64 blob or a hash (an ``AIza`` 74 characters into one), not
+        a token glued to a name (``xghp_…``, ``key_sk-ant-…``)."""
+        if self.glued is None or _inside_run(text, m.start()):
+            return False
+        return self.glued is _always or self.glued(m.group(0))
 
     def _anchored(self, subject: str, rx: re.Pattern[str]) -> Iterator[Span]:
         """Try the full pattern where the literal anchor occurs, once per run of token
@@ -1227,13 +1313,13 @@ def _atlassian_checksum_shape(value: str) -> bool:
         and value[-9] == "="
         and tail.isascii()
         and tail.isalnum()
-        and not _fake_token(value)
+        and not _format_fake(value)
     )
 
 
 def _mixed_ok(value: str) -> bool:
     return (
-        not _fake_token(value)
+        not _format_fake(value)
         and any(c.isupper() for c in value)
         and any(c.islower() for c in value)
         and any(c.isdigit() for c in value)
@@ -1295,7 +1381,7 @@ def vendor_rules() -> list[Rule]:
                 group=1 if "(" in pattern.replace("(?", "").replace("\\(", "") else 0,
                 glued=None if mixed or rid in _NO_GLUE else _glued_ok,
                 rb=_B64URL if bounded else frozenset(),
-                validate=_mixed_ok if mixed else (lambda v: not _fake_token(v)),
+                validate=_mixed_ok if mixed else (lambda v: not _format_fake(v)),
             )
         )
         led = pattern.lower().startswith(keywords)  # a prefix keyword, not a vendor name
@@ -1889,13 +1975,13 @@ def _xml_secret(name: str, value: str) -> bool:
 def _github_ok(value: str) -> bool:
     """Classic bodies are fixed-shape; a long ``ghs_`` body with ``_`` inside must look
     random (upper, lower and a digit), so ``ghs_some_long_snake_case_name…`` is kept."""
-    if _fake_token(value):
+    if _format_fake(value):
         return False
     return "_" not in value[4:] or _mixed_ok(value)
 
 
 def _slack_ok(value: str) -> bool:
-    return entropy(value) >= 2.5 and not _fake_token(value)
+    return entropy(value) >= 2.5 and not _format_fake(value)
 
 
 _TOKEN_CHARS = "A-Za-z0-9"
@@ -1908,7 +1994,7 @@ def builtin_rules() -> list[Rule]:
     def fmt(
         rule_id: str, keywords: tuple[str, ...], pattern: str, **kw: Any
     ) -> Rule:  # known-format: shape filter only
-        kw.setdefault("validate", lambda v: not ft(v))
+        kw.setdefault("validate", lambda v: not _format_fake(v))
         rule = Rule(rule_id, keywords, pattern, **kw)
         rule.in_token = True
         return rule
@@ -1921,6 +2007,7 @@ def builtin_rules() -> list[Rule]:
             # an unsigned JWT (``alg: none``) has an empty signature: header.claims.
             r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.(?:[A-Za-z0-9_-]{8,}+)?+",
             anchor="eyJ",
+            validate=lambda v: not ft(v),  # base64 of JSON: its bytes may repeat
         ),
         fmt(
             "github-token",
@@ -1945,7 +2032,7 @@ def builtin_rules() -> list[Rule]:
             r"A[KS]IA[A-Z2-7]{16}+(?![A-Za-z0-9])",
             lb=True,
             glued=_always,  # upper case by format; the exact length and end bound it
-            validate=lambda v: not ft(v) and entropy(v) >= 3.0,
+            validate=lambda v: not _format_fake(v) and entropy(v) >= 3.0,
         ),
         Rule(
             "aws-secret-key",
@@ -2012,7 +2099,7 @@ def builtin_rules() -> list[Rule]:
             r"hf_[A-Za-z0-9]{34}+",
             lb=True,
             rb=_WORD,
-            validate=lambda v: not ft(v) and _glued_ok(v),  # random: both cases
+            validate=lambda v: not _format_fake(v) and _glued_ok(v),  # random: both cases
         ),
         *vendor_rules(),
         Rule("aws-secret-key", ("akia", "asia"), finder=_aws_pair_finder),

@@ -312,8 +312,8 @@ _CRED_NAMES = (
 )  # fmt: skip
 _NOT_VALUE_NAMES = ("_id", "name", "arn", "hash", "type", "prefix", "url", "path", "file")
 _ASSIGN = re.compile(
-    r"([A-Za-z_][A-Za-z0-9_.-]{0,60})[\"']?[ \t]*(?:=>|:=|\.=|=|:)[ \t]*"
-    r"([\"'`]?)([^\s\"'`,;]{8,256})\2"
+    r"([A-Za-z_][A-Za-z0-9_.-]{0,60})[\"']?[ \t]*(?:=>|:=|\.=|=|:)([ \t]*)"
+    r"([\"'`]?)([^\s\"'`,;]{8,256})\3"
 )
 _XML_PAIR = re.compile(r"(?:key|name)=\"([^\"]{1,64})\"[ \t]+value=\"([^\"]{8,256})\"")
 _URL_PW = re.compile(r"[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s/@]{6,256})@")
@@ -330,11 +330,21 @@ def _credential_name(name: str) -> bool:
     return low.endswith(_CRED_NAMES) and not low.endswith(("bypass", "compass", "keypass"))
 
 
-def _literal(value: str) -> bool:
+def _unclosed_tail(value: str) -> str:
+    """``value`` without the closing brackets of the code around it: in ``f(token: abc…)``
+    the ``)`` ends the call, it is not part of the value (a call *in* the value opens one)."""
+    while value[-1:] in ")]}" and not any(c in value for c in "([{"):
+        value = value[:-1]
+    return value
+
+
+def _literal(value: str, hash_ok: bool = False) -> bool:
     """A value typed as a literal: not a variable, template, call, path, URL or ARN, and not
-    one character repeated."""
+    one character repeated. ``hash_ok``: a leading ``#`` is part of the value (it follows the
+    operator directly), not a comment."""
     v = value.lstrip("\\")
-    if v[:1] in "$%<{[(+.#&/" or any(m in v for m in ("${", "{{", "(", ")", "://")):
+    marks = "$%<{[(+.&/" if hash_ok else "$%<{[(+.#&/"
+    if v[:1] in marks or any(m in v for m in ("${", "#{", "{{", "(", ")", "://")):
         return False
     if v.lower().startswith("arn:") or len(set(v)) < 5:
         return False
@@ -399,7 +409,9 @@ def credential_reading(case: dict[str, Any], prefixes: set[str]) -> str:
       ``license_key``, …; not ``*_id``, ``*name``, ``*arn``, ``*hash``, ``*type``,
       ``*prefix``, ``*url``, ``*path``, ``*file``), after ``=``, ``:``, ``=>``, ``:=``, ``.=``
       or as an XML ``key=/name="…" value="…"`` pair; a variable, template, call, path, URL,
-      ARN or digit-free dotted name is not a literal;
+      ARN or digit-free dotted name is not a literal; a ``#`` right after the operator is part
+      of the value (a comment needs a space before it), and closing brackets ending a value
+      that opens none belong to the code around it (``f(token: …)``);
     - ``header``: the literal value of an ``Authorization: Bearer|Basic|Token`` header;
     - ``url-password``: the password of ``scheme://user:password@`` (6+ characters);
     - ``vendor-token``: a prefix the corpus' positives use (``positive_prefixes``; not an
@@ -411,7 +423,9 @@ def credential_reading(case: dict[str, Any], prefixes: set[str]) -> str:
     """
     text = case["text"]
     for m in _ASSIGN.finditer(text):
-        if _credential_name(m.group(1)) and _literal(m.group(3)):
+        # Password=#… : "#" starts the value; a comment needs a space or a quote before it
+        glued = not m.group(2) and not m.group(3)
+        if _credential_name(m.group(1)) and _literal(_unclosed_tail(m.group(4)), glued):
             return "assignment"
     for m in _XML_PAIR.finditer(text):
         if _credential_name(m.group(1)) and _literal(m.group(2)):

@@ -18,7 +18,7 @@ import pytest
 from trace_ingest.scrub import Scrubber, load_scrubber
 
 sys.path.insert(0, os.path.dirname(__file__))
-from scrub_corpus import A62, _mixed
+from scrub_corpus import A62, URLSAFE, _glued, _mixed
 
 RNG = random.Random(20261202)
 
@@ -134,6 +134,10 @@ def test_heldout_credential_reading_criterion() -> None:
     assert reading(f"Authorization: Bearer {secret}") == "header"
     assert reading(f"postgres://app:{secret}@db/x") == "url-password"
     assert reading(f"see vnd_{pw(24)} here") == "vendor-token"
+    # "#" right after the operator starts the value (a comment needs a space before it); a
+    # closing bracket with no opening one in the value ends the code around it
+    assert reading(f"Server=db;User ID=app;Password=#{secret};Encrypt=yes") == "assignment"
+    assert reading(f"Sdk.initialize(token: {secret})") == "assignment"
     for text in (
         'credentialsId: "5b7f0c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e"',  # an id, not a secret name
         "password = os.environ.get('DB_PASSWORD')",  # a call
@@ -142,8 +146,56 @@ def test_heldout_credential_reading_criterion() -> None:
         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",  # a documentation example
         f"test_{pw(24)}",  # not a prefix of the positives
         "git@github.com:owner/repo.git",
+        f"password: #{secret}",  # a YAML comment
+        'text << "Password=#{password}, "',  # Ruby interpolation
+        "token = get_token(scope)",  # a call: its ")" is not the end of a value
     ):
         assert reading(text) == "", text
+
+
+def test_known_format_bodies_that_are_not_random_are_kept(scrubber: Scrubber) -> None:
+    # the right prefix with a typed body: a short cycle, a placeholder word in a digit-free
+    # tail, a phrase (docs/scrubbing.md, "Near misses, second pass")
+    digits = "".join(RNG.choice("0123456789") for _ in range(11))
+    unit = _mixed(RNG, A62, 3)
+
+    def caps(n: int) -> str:  # an all-letter group with a vowel, as 1Password's can be
+        return "".join(RNG.choice("BCDFGHJKLMNPQRSTVWXZ") for _ in range(n - 1)) + "E"
+
+    for text in (
+        _glued("GR", "1348941", unit * 7),
+        _glued("xo", "xp-", digits[:4], "-RandomStringGoesHere"),
+        _glued("xo", "xb-", digits, "-PASTEYOURTOKENHERE"),
+        _glued("gl", "pat-my-own_token-for_the-tests"),
+        _glued("gl", "ptt-checking_Length-Is-checking_Length-Is-"),
+    ):
+        kept(scrubber, text)
+        kept(scrubber, json.dumps({"note": text}))
+    # the same prefixes with random bodies, separators inside included, are still redacted
+    for _ in range(200):
+        tok = _glued("gl", "pat-", _mixed(RNG, URLSAFE, 26))
+        gone(scrubber, f"token {tok}", tok)
+    for tok in (
+        _glued("GR", "1348941", _mixed(RNG, A62, 20)),
+        _glued("xo", "xb-", digits, "-", _mixed(RNG, A62, 24)),
+        # a placeholder word inside a random tail that holds digits: still a token
+        _glued("xo", "xb-", digits, "-", _mixed(RNG, A62, 10), "here7", _mixed(RNG, A62, 9)),
+        # one repeated character is not filtered: formats encode zero bytes that way, and the
+        # sources count such tokens as secrets (the contract of _cycle_tail)
+        _glued("AGE-SECRET-", "KEY-1", "Q" * 58),
+        _glued("A3-", "-".join(caps(n) for n in (6, 11, 5, 5, 5))),  # all-capital groups
+    ):
+        gone(scrubber, f"token {tok}", tok)
+
+
+def test_a_token_prefix_deep_inside_a_random_run_is_kept(scrubber: Scrubber) -> None:
+    # 16+ letters and digits before a prefix: a coincidence inside a blob or a hash
+    blob = _mixed(RNG, A62, 40)
+    key = _glued("AI", "za", _mixed(RNG, URLSAFE, 35))
+    kept(scrubber, blob + key)
+    # glued to a short word or a name, or after a boundary, it is a key
+    for text in ("x" + key, "key_" + key, "myGoogleKey" + key, blob + " " + key):
+        gone(scrubber, text, key)
 
 
 def test_token_shapes_in_file_names_and_masked_tokens(scrubber: Scrubber) -> None:
