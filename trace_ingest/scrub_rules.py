@@ -276,7 +276,7 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
         return True
     if low.startswith(("~/", "./", "../")) or (first == "/" and low.count("/") >= 2):
         return True
-    if _code_value(value):
+    if _code_value(value) or _resource_path(value.strip("\"'")):
         return True
     if identifiers:
         if _dotted_name(value):
@@ -286,6 +286,31 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
         if value.endswith(")") or "(" in value:
             return True
     return False
+
+
+def _resource_path(value: str) -> bool:
+    """A reference to where a secret lives, not the secret: three or more parts joined by
+    ``/`` or ``:``, each made of lower-case words and numbers (``projects/123/secrets/
+    openai-key/versions/latest``, ``prod/app/db``, ``ecr:us-east-1:aws-creds``,
+    ``urn:ietf:params:oauth:…``). Random keys that hold ``/`` or ``:`` keep their capitals
+    (base64) or mix letters and digits inside a word (``q5przi0t…:kl0qg:…``)."""
+    parts = value.replace(":", "/").split("/")
+    return (
+        len(parts) >= 3
+        and value.isascii()
+        and any(c.isalpha() for c in value)
+        and all(0 < len(p) <= 48 and _ref_part(p) for p in parts)
+    )
+
+
+def _ref_part(part: str) -> bool:
+    """``us-east-1``, ``openai-key``, ``v1``, ``123``: chunks of lower-case letters followed by
+    digits, joined by ``-``, ``_`` or ``.``."""
+    for chunk in part.replace("_", "-").replace(".", "-").split("-"):
+        letters = chunk.rstrip("0123456789")
+        if not chunk or (letters and not (letters.isalpha() and letters.islower())):
+            return False
+    return True
 
 
 def _template(low: str) -> bool:
@@ -1588,6 +1613,7 @@ _GEN_EXCLUDE = (
     "change", "marker", "arn", "vault", "sequence", "idempot", "nonce_id", "kind", "scope",
     "_ids", "uuid", "version", "clienttoken", "requesttoken", "lastused", "last_used",
     "_date", "date_", "_time", "time_", "timestamp", "prefix", "suffix", "source",
+    "paginat", "cursor",
 )  # fmt: skip
 
 
@@ -1597,7 +1623,9 @@ def _key_excluded(key: str) -> bool:
     found = _EXCLUDED_CACHE.get(key)
     if found is None:
         norm = key.replace("-", "_").strip("_.$")
-        found = _excluded_part(norm) or norm.endswith(("id", "ids", "name", "names", "ref", "refs"))
+        found = _excluded_part(norm) or norm.endswith(
+            ("id", "ids", "name", "names", "ref", "refs", "uri", "uris", "sha")
+        )
         if len(_EXCLUDED_CACHE) > 4096:
             _EXCLUDED_CACHE.clear()
         _EXCLUDED_CACHE[key] = found

@@ -218,3 +218,45 @@ def test_quoted_passphrase_with_dots_is_still_a_password(scrubber: Scrubber) -> 
     # a digit-free dotted name is code only where identifiers are excluded anyway
     gone(scrubber, 'password = "correct.horse.Battery"', "correct.horse.Battery")
     kept(scrubber, "password = settings.database.password")
+
+
+def test_references_to_a_secret_store_and_url_hash_paging_names(scrubber: Scrubber) -> None:
+    # where a secret lives (a resource path, a credential reference), a URI, a hash and a
+    # pagination cursor under token/secret names: not the secret
+    sha = "".join(RNG.choice("0123456789abcdef") for _ in range(40))
+    for text in (
+        'OPENAI_API_KEY_SECRET = "projects/123456789/secrets/openai-key/versions/latest"',
+        '"secretId": "prod/app/db"',
+        "environment { REGISTRY_CREDENTIAL = 'ecr:us-east-1:aws-creds' }",
+        'vault_secret = "secret/data/v1/app"',
+        '"token_uri": "https://oauth2.googleapis.com/token"',
+        'tokenUri = "https://oauth2.googleapis.com/token"',
+        f'token_sha = "{sha}"',
+        f'"PaginationToken": "{sha}"',
+        f'"cursorToken": "{sha}"',
+        # the contract of *_id names: an id name holds an id, even a password-looking one
+        'password_id = "hunter2longpassword"',
+    ):
+        kept(scrubber, text)
+
+    # secrets in the same places: base64 keys with "/" keep their capitals, random
+    # lower-case keys mix letters and digits inside a part, and plain names still count
+    def mixed_lower(n: int) -> str:
+        return "".join(
+            RNG.choice("abcdefghjkmnpqrstuvwxyz") + RNG.choice("23456789") for _ in range(n)
+        )
+
+    for secret in (
+        "/".join(_mixed(RNG, A62, 10) for _ in range(3)),
+        ":".join(mixed_lower(6) for _ in range(3)) + "/" + mixed_lower(3),
+        pw(),
+    ):
+        for text in (
+            f'OPENAI_API_KEY_SECRET = "{secret}"',
+            f'"secret": "{secret}"',
+            f"environment {{ REGISTRY_CREDENTIAL = '{secret}' }}",
+            f'"token": "{secret}"',
+        ):
+            gone(scrubber, text, secret)
+    gone(scrubber, 'password = "hunter2longpassword"', "hunter2longpassword")
+    gone(scrubber, f'token = "{sha}"', sha)
