@@ -862,7 +862,9 @@ def _cookie_finder(text: str, low: str) -> Iterator[Span]:
 
 
 _DOTENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CREDENTIAL", "AUTH")
-_DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG")
+_DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG",
+                "_IDS", "_NAMES", "_ARN", "_REF", "_URI", "_HASH", "_SHA", "_DIGEST", "_CHECKSUM",
+                "_FINGERPRINT", "_VERSION")  # fmt: skip
 _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s\"'\\]{6,}+)")
 _LINE_WINDOW = 160  # indentation + "export " + a 128-character name
 
@@ -1839,6 +1841,8 @@ def _generic_ok(value: str) -> bool:
     return _has_letter_and_digit(value) or _random_looking(value)
 
 
+# names that end in an identifier word: the value points at a secret, it is not one
+_ID_ENDS = ("id", "ids", "arn", "arns", "ref", "refs", "uri", "uris")
 _QUOTED_PW = _Lazy(
     r"((?:passw(?:or)?d|pwd|passphrase|secret|pass(?![a-z])|(?:user|basic|http|proxy)_?auth"
     r"(?![a-z]))[\w.-]{0,20}+)(?:\\?[\"'`])?(?:[ \t]++(?:string|str|&str))?[ \t]{0,40}+"
@@ -1908,8 +1912,10 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
     subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in prefixed_finditer(_QUOTED_PW, subject):
         name = m.group(1)
-        if name not in _PW_NAMES_OK and any(x in name for x in _PW_EXCLUDE):
-            continue  # password_file, secret_name, pwd_hint, SecretArn: about a secret
+        if name not in _PW_NAMES_OK and (
+            any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS)
+        ):
+            continue  # password_file, secret_name, pwd_hint, SecretArn, passwordRef: about one
         start, end = m.span(3)
         value = text[start:end]
         k = m.start()
@@ -2274,6 +2280,6 @@ def _field_kind(key: str) -> int:
     norm = low.replace("-", "_").strip("_ \"'")
     if _excluded_part(norm):
         return 0  # next_token, max_tokens, token_type, key_path, ChangeToken, key_hash, ...
-    if norm.endswith(("id", "ids", "arn")):
-        return 0  # credentialsId, KeyId, SecretArn: identifiers
+    if norm.endswith(_ID_ENDS):
+        return 0  # credentialsId, KeyId, SecretArn, passwordRef, tokenUri: identifiers
     return 2 if norm.endswith(_FIELD_SUFFIXES) else 1

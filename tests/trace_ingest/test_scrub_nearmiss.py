@@ -260,3 +260,30 @@ def test_references_to_a_secret_store_and_url_hash_paging_names(scrubber: Scrubb
             gone(scrubber, text, secret)
     gone(scrubber, 'password = "hunter2longpassword"', "hunter2longpassword")
     gone(scrubber, f'token = "{sha}"', sha)
+
+
+def test_identifier_suffixes_in_env_and_quoted_names(scrubber: Scrubber) -> None:
+    # NAME=value lines and quoted password names ending in an identifier word (arn, ref,
+    # uri, hash, sha, digest, fingerprint, version): they point at a secret or describe one
+    sha = "".join(RNG.choice("0123456789abcdef") for _ in range(40))
+    for text in (
+        f"TOKEN_HASH={sha}",
+        f"SECRET_VERSION={sha}",
+        f"KEY_FINGERPRINT={sha}",
+        "PASSWORD_REF=kv-prod-weu-01",
+        "DB_SECRET_ARN=kv-prod-weu-01",
+        "OAUTH_TOKEN_URI=kv-prod-weu-01",
+        'passwordRef = "kv-prod-weu-01"',
+        f'"secretRef": "{sha}"',
+        f"password_secret_ref: {sha}",
+    ):
+        kept(scrubber, text)
+    secret = pw()
+    for text in (
+        f"TOKEN={secret}",
+        f"DB_PASSWORD={secret}",
+        f"SOURCEGRAPH_API_KEY={secret}",
+        f'password = "{secret}"',
+        f'"dbPasswordSecret": "{secret}"',
+    ):
+        gone(scrubber, text, secret)
