@@ -267,6 +267,9 @@ sys.argv = ["trail", "hook", "claude-code"]
 if {preload_re}:
     import re  # as a hook that parses with `json` would already have it
 if not {scrub}:
+    import gc
+
+    gc.disable()  # as trace_ingest.entry does before it imports hooks.entry
     import hooks.entry
 
     class _Identity:
