@@ -61,7 +61,7 @@ from trace_ingest.scrub_rules import (
 
 TYPE_CHECKING = False  # typing costs ~5 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     Finder = Callable[[str, str], Iterator["Span"]]
@@ -137,12 +137,15 @@ class Scrubber:
         self._hs_rules: list[tuple[int, ...]] = []
         self._flagger: Any = None
         self._hs_flag: Any = None
+        self._hint_ids: frozenset[int] = frozenset()
+        self._loads: Any = None  # orjson.loads, when scrub_event may flag from the JSON text
         self._ascii_keywords = True
         if bulk:
             self._bulk_tables(kw)
         self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
         self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
         self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
+        self._b64_raw: dict[bytes, bool] = {}  # the same, by a short string's JSON text
 
     def _bulk_tables(self, kw: dict[str, list[int]]) -> None:
         """The bulk prefilter engines over the keywords ``kw`` (keyword -> rule indexes)."""
@@ -166,6 +169,20 @@ class Scrubber:
             if self._flagger is not None and self._ascii_keywords and not any("?" in k for k in kw)
             else None
         )
+        # ``scrub_event`` may flag from an event's JSON text (``_flagged_text``) when every
+        # flag word appears there as it does in the strings: none holds a character JSON
+        # escapes (a quote, a backslash, a control character).
+        self._hint_ids = frozenset(i for i, (k, _) in enumerate(flag_words) if k in _KEY_HINTS)
+        self._loads = None
+        if self._hs_flag is not None and not any(
+            c in '"\\' or c < " " for k, _ in flag_words for c in k
+        ):
+            try:
+                import orjson
+            except ImportError:  # pragma: no cover - a dependency of the importers
+                pass
+            else:
+                self._loads = orjson.loads
 
     # -- key and fingerprint
 
@@ -364,7 +381,17 @@ class Scrubber:
         and control characters escaped). The caller writes ``text`` itself when nothing is
         redacted, so an engine that can prove from ``text`` alone, in one pass, that no rule
         matches anywhere in the event need not walk ``body`` at all."""
-        del text  # this engine walks the value
+        if self._loads is not None and type(body) is dict:
+            counts: dict[str, int] = {}
+            try:
+                flagged = self._flagged_text(text)
+                if flagged is not None:
+                    clean = self._scan_flagged(body, flagged, (), counts)
+                    return (clean, counts) if counts else (None, {})
+            except ScrubError:
+                raise
+            except Exception as exc:
+                raise ScrubError(f"scrubbing failed: {type(exc).__name__}: {exc}") from exc
         clean, counts = self.scrub_value(body)
         return (clean, counts) if counts else (None, {})
 
@@ -420,7 +447,18 @@ class Scrubber:
         if got is None:  # not plain JSON (a tuple, bytes, an object): the general walk
             return self._value(value, counts)
         leaves, keyed = got
-        flagged = self._flagged(leaves)
+        return self._scan_flagged(value, self._flagged(leaves), keyed, counts)
+
+    def _scan_flagged(
+        self,
+        value: Any,
+        flagged: set[str],
+        keyed: Iterable[tuple[str, str, int]],
+        counts: dict[str, int],
+    ) -> Any:
+        """``value`` scrubbed, given the strings of it that may hold a catch (``flagged``:
+        every other one comes out of ``_string`` unchanged) and its string values under
+        secret-looking keys (``keyed``)."""
         # Most flagged strings are clean after all (a key named input_tokens): when every
         # one is, the value comes back as it is, without a rebuilding walk.
         pre: dict[str, tuple[str, dict[str, int]]] = {}
@@ -570,6 +608,88 @@ class Scrubber:
                 hit.add(i)
             pos = probe.find(_B64_PROBE, ends[i])
         return {leaves[i] for i in hit}
+
+    def _flagged_text(self, text: bytes) -> set[str] | None:
+        """``_flagged`` of a dict's strings (keys too) from ``text``, its compact JSON as orjson
+        writes it (UTF-8; only ``"``, ``\\`` and control characters escaped), or None when
+        only the walk can tell: a character that lowers to ASCII from outside it (U+0130,
+        U+212A), a hyperscan failure, or a string with a secret-looking key hint that
+        ``_field_kind`` gives a kind (``_keyed`` scans its value whatever the prefilter says).
+
+        It may flag more strings than ``_flagged`` (a match across an escape, ``\\npm_``; the
+        text between two strings), never fewer: a flag word holds no character JSON escapes
+        (else ``_loads`` is None), so each of its occurrences in a lowered string is in the
+        text's bytes lowered, inside that string's quotes; a literal backslash is ``\\\\``
+        there, and a ``%`` and a run of base64 characters appear as they are. Each such place
+        is mapped to the string around it (``_string_around``), whose decoded value takes
+        ``_flagged``'s own test."""
+        if b"\xc4\xb0" in text or b"\xe2\x84\xaa" in text:
+            return None  # İ and K lower to ASCII letters: bytes.lower() would miss them
+        try:
+            return self._flagged_in(text)
+        except ValueError:  # a place outside every string (a long number at the end): walk
+            return None
+
+    def _flagged_in(self, text: bytes) -> set[str] | None:
+        """``_flagged_text``'s scan (None as there); ValueError when a place it must map is
+        in no string."""
+        low = text.lower()
+        found: list[tuple[int, int]] = []
+        try:
+            self._hs_flag.scan(
+                low, match_event_handler=lambda k, a, b, f, c: found.append((b - 1, k))
+            )
+        except Exception:
+            return None
+        found.sort()
+        quotes = _unescaped_quotes(text)
+        loads = self._loads
+        hints = self._hint_ids
+        flagged: dict[int, str] = {}  # opening quote -> the string's value
+        stop = -1
+        leaf = ""
+        hinted: list[str] = []
+        for last, k in found:
+            if last >= stop:
+                start, stop = _string_around(quotes, last)
+                leaf = flagged[start] = loads(text[start : stop + 1])
+            if k in hints and (not hinted or hinted[-1] is not leaf):
+                hinted.append(leaf)
+        for leaf in hinted:
+            if (self._kind(leaf) if len(leaf) <= MEMO_CHARS else _field_kind(leaf)) != 0:
+                return None
+        for mark in (b"\\\\", b"%"):
+            pos = text.find(mark)
+            while pos >= 0:
+                start, stop = _string_around(quotes, pos)
+                if start not in flagged:
+                    leaf = loads(text[start : stop + 1])
+                    if (
+                        "\\u" in leaf or leaf.lstrip()[:1] in ("{", "[")
+                        if mark != b"%"
+                        else any(_is_hex2(leaf, j + 1) for j in _all(leaf, "%"))
+                    ):
+                        flagged[start] = leaf
+                pos = text.find(mark, stop + 1)
+        probe = text.translate(_B64_TABLE)
+        b64 = self._b64_raw
+        pos = probe.find(_B64_PROBE)
+        while pos >= 0:
+            start, stop = _string_around(quotes, pos)
+            if start not in flagged:
+                raw = text[start : stop + 1]
+                live = b64.get(raw)  # the same ids in every event: not decoded again
+                if live is None:
+                    leaf = loads(raw)
+                    live = self._b64_live(leaf)
+                    if len(raw) <= MEMO_CHARS:
+                        if len(b64) > MEMO_ENTRIES:
+                            b64.clear()
+                        b64[raw] = live
+                if live:
+                    flagged[start] = loads(raw)
+            pos = probe.find(_B64_PROBE, stop + 1)
+        return set(flagged.values())
 
     def _hs_hits(self, low: str) -> list[int] | None:
         """Indexes into ``_hs_rules`` of the keywords ``low`` holds (each once), or None when
@@ -914,6 +1034,26 @@ def _uesc_decode(run: str) -> tuple[str, list[int]]:
             where.append(i)
             i += 1
     return "".join(out), where
+
+
+def _string_around(quotes: bytes, pos: int) -> tuple[int, int]:
+    """The offsets of the quotes around ``pos``: the nearest ``"`` in ``quotes`` before it and
+    the nearest at or after it. ``quotes`` is JSON text with its escaped quotes blanked
+    (``_unescaped_quotes``), so these are the string's own quotes when ``pos`` is inside one,
+    and the ends of the stretch between two strings otherwise (still a valid JSON string: no
+    backslash and no control character outside strings). ValueError when there is none."""
+    start = quotes.rfind(b'"', 0, pos)
+    stop = quotes.find(b'"', pos)
+    if start < 0 or stop < 0:
+        raise ValueError("no JSON string around the offset")
+    return start, stop
+
+
+def _unescaped_quotes(text: bytes) -> bytes:
+    """JSON ``text`` with every escaped backslash and quote blanked (same length): its only
+    ``"`` left are the strings' own. In a run of backslashes, escapes pair up from the left,
+    as ``replace`` does (``\\\\\\"`` is a backslash, then a quote)."""
+    return text.replace(b"\\\\", b"\0\0").replace(b'\\"', b"\0\0")
 
 
 def _b64_live(text: str) -> bool:
