@@ -185,6 +185,20 @@ def test_the_usual_timestamp_takes_a_short_cut_to_the_same_answer() -> None:
         assert normalize_ts(value) == _normalize_ts(value), value
 
 
+def test_epoch_integers_take_a_short_cut_to_the_same_answer() -> None:
+    """Epoch seconds and milliseconds (Vibe) skip datetime below ``_MAX_MS``; the answer is
+    the datetime path's, at the edges (seconds / milliseconds, the cut-off) and in between."""
+    from trace_ingest.importers._pipeline import _MAX_MS, _normalize_ts, normalize_ts
+
+    edges = [0, 1, 999, 100_000_000_000, 100_000_000_001, _MAX_MS - 1, _MAX_MS, -1]
+    rng = random.Random(7)
+    values = edges + [rng.randrange(0, _MAX_MS + 10**9) for _ in range(50_000)]
+    values += [rng.randrange(1_700_000_000_000, 1_900_000_000_000) for _ in range(50_000)]
+    for value in values:
+        assert normalize_ts(value) == _normalize_ts(value), value
+    assert normalize_ts(1_796_126_000_123) == "2026-12-01T13:53:20.123000Z"
+
+
 def _event(session: str, n: int) -> dict[str, Any]:
     ev = new_event(
         harness="claude-code",

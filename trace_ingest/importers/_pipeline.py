@@ -290,6 +290,8 @@ class ImportReport:
 
 _MINUTES: dict[str, bool] = {}  # "YYYY-MM-DDTHH:MM" -> whether it is a real minute
 _DIGITS = frozenset("0123456789")
+_SECONDS: dict[int, str] = {}  # epoch second -> "YYYY-MM-DDTHH:MM:SS"
+_MAX_MS = 4_000_000_000_000  # epoch ms of 2096: normalize_ts's integer short cut stops there
 
 
 def normalize_ts(value: Any) -> str | None:
@@ -319,6 +321,19 @@ def normalize_ts(value: Any) -> str | None:
             and value[22] in _DIGITS
         ):
             return value[:23] + "000Z"
+    elif type(value) is int and 0 <= value < _MAX_MS:
+        # Epoch seconds or milliseconds (Vibe's timestamps): the datetime path's answer by
+        # integer arithmetic, the date and time looked up once per second. Below _MAX_MS,
+        # ``value / 1000`` is within 0.25 µs of the exact time, so the datetime path's
+        # rounding to microseconds gives exactly the milliseconds too.
+        secs, ms = divmod(value, 1000) if value > 100_000_000_000 else (value, 0)
+        head = _SECONDS.get(secs)
+        if head is None:
+            head = (_normalize_ts(secs) or "")[:19]
+            if len(_SECONDS) > 100_000:
+                _SECONDS.clear()
+            _SECONDS[secs] = head
+        return f"{head}.{ms:03d}000Z"
     return _normalize_ts(value)
 
 
