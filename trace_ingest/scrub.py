@@ -32,6 +32,8 @@ string value under a secret-looking key (``"password": ...``) is scanned togethe
 
 from __future__ import annotations
 
+import sys as _sys
+
 from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest import _regex, fastjson
 from trace_ingest.errors import ConfigError, ScrubError
@@ -1096,20 +1098,55 @@ def _all(text: str, mark: str) -> Iterator[int]:
 
 def _b64_text(run: str) -> str | None:
     """The text a base64/base64url run decodes to, or None (binary, or not base64)."""
-    import binascii
-
     body = run.rstrip("=").replace("-", "+").replace("_", "/")
-    body += "=" * (-len(body) % 4)
-    try:
-        raw = binascii.a2b_base64(body)
-    except (binascii.Error, ValueError):
-        return None
+    raw = _a2b_short(body)
+    if raw is None:
+        import binascii
+
+        body += "=" * (-len(body) % 4)
+        try:
+            raw = binascii.a2b_base64(body)
+        except (binascii.Error, ValueError):
+            return None
     if len(raw) < 12:
         return None
     if len(raw.translate(None, _PRINTABLE)) > len(raw) // 10:
         return None  # binary (a hash, a compressed blob): only text can hold a secret
     return raw.decode("utf-8", "replace")
 
+
+def _a2b_short(body: str) -> bytes | None:
+    """``binascii.a2b_base64`` of ``body`` padded, for a short ``body`` of standard base64
+    characters (``b""`` where binascii raises: one character past a multiple of four, which
+    ``_b64_text`` treats as too short either way); None for anything else, and once
+    ``binascii`` is loaded or this process has used up ``_A2B_LEFT``: the caller then decodes
+    with ``binascii``. Loading it costs a fresh hook process ~0.45 ms (a shared library) on
+    its first base64 run, and an ordinary payload's runs are short. C speed: two
+    ``translate``s give each character's six bits as two octal digits, and ``int`` reads
+    them (``test_a2b_short_is_binascii`` checks every length against ``binascii``)."""
+    if len(body) > _A2B_SHORT or _A2B_LEFT[0] <= 0 or "binascii" in _sys.modules:
+        return None
+    if not body.isascii():
+        return None
+    data = body.encode("ascii")
+    if data.translate(None, _B64_ALPHABET):
+        return None
+    _A2B_LEFT[0] -= 1
+    n = len(data)
+    if n % 4 == 1 or not n:
+        return b""
+    digits = bytearray(2 * n)
+    digits[0::2] = data.translate(_B64_HIGH)
+    digits[1::2] = data.translate(_B64_LOW)
+    size = n * 6 // 8
+    return (int(digits, 8) >> (n * 6 - size * 8)).to_bytes(size, "big")
+
+
+_A2B_SHORT = 512  # characters: longer runs go to binascii
+_A2B_LEFT = [64]  # decodes per process before binascii takes over (a long-lived process)
+_B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_B64_HIGH = bytes.maketrans(_B64_ALPHABET, bytes(48 + (v >> 3) for v in range(64)))
+_B64_LOW = bytes.maketrans(_B64_ALPHABET, bytes(48 + (v & 7) for v in range(64)))
 
 _B64_TABLE = bytes(
     1 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/_-") else 0 for b in range(256)

@@ -495,3 +495,36 @@ def test_a_dotted_capital_i_before_a_secret_shifts_nothing(tmp_path: Any) -> Non
     for text in ("İİİ Key", "İİİİİİİİİİ xkey", "İ token: xyz123456789"):
         clean, _ = hook.scrub_text(text)  # no IndexError
         assert "xyz123456789" not in clean
+
+
+def test_a2b_short_is_binascii() -> None:
+    """The hook's binascii-free base64 decoder gives binascii's bytes at every length it
+    takes (b"" where binascii raises), and hands everything else to binascii."""
+    import binascii
+
+    from trace_ingest.scrub import _A2B_LEFT, _A2B_SHORT, _B64_ALPHABET, _a2b_short
+
+    rng = random.Random(10)
+    alphabet = _B64_ALPHABET.decode()
+    saved = sys.modules.pop("binascii")
+    left = _A2B_LEFT[0]
+    try:
+        _A2B_LEFT[0] = 1
+        assert _a2b_short("abcd") == b"i\xb7\x1d"
+        assert _a2b_short("abcd") is None  # the budget spent: binascii from now on
+        _A2B_LEFT[0] = 10**9
+        for n in range(_A2B_SHORT + 1):
+            for _ in range(4):
+                body = "".join(rng.choice(alphabet) for _ in range(n))
+                try:
+                    expected = binascii.a2b_base64(body + "=" * (-n % 4))
+                except binascii.Error:
+                    expected = b""
+                assert _a2b_short(body) == expected, body
+        assert _a2b_short("A" * (_A2B_SHORT + 1)) is None
+        assert _a2b_short("abcd-efgh") is None  # not the standard alphabet
+        assert _a2b_short("abcdé") is None
+    finally:
+        sys.modules["binascii"] = saved
+        _A2B_LEFT[0] = left
+    assert _a2b_short("abcd") is None  # binascii loaded: the C decoder
