@@ -196,7 +196,7 @@ def test_epoch_integers_take_a_short_cut_to_the_same_answer() -> None:
     values += [rng.randrange(1_700_000_000_000, 1_900_000_000_000) for _ in range(50_000)]
     for value in values:
         assert normalize_ts(value) == _normalize_ts(value), value
-    assert normalize_ts(1_796_126_000_123) == "2026-12-01T13:53:20.123000Z"
+    assert normalize_ts(1_796_126_000_123) == "2026-12-01T11:53:20.123000Z"
 
 
 def _event(session: str, n: int) -> dict[str, Any]:
