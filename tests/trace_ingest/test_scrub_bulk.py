@@ -296,3 +296,54 @@ def test_scrub_event_says_nothing_to_redact_exactly_when_nothing_is(
         assert bulk.scrub_event(body, text) == (want if want[1] else (None, {}))
         redacted += bool(want[1])
     assert 0 < redacted < len(bodies)
+
+
+def _json_text_forms(text: str) -> list[dict[str, Any]]:
+    """``text`` where the importers' JSON text of an event escapes things around it: after
+    escaped quotes and backslashes, split by newlines, in keys with quotes, at a string's
+    edges, beside strings that look like JSON."""
+    return [
+        {"q": 'say \\"' + text + '\\" \\\\', "k": '"' + text + '"'},
+        {'"' + text[:50] + "\\": text[-50:] + "\\", "n": [1, {"\t": "\n" + text + "\r"}]},
+        {"lines": "\n".join(text[i : i + 7] for i in range(0, len(text), 7))},
+        {"json": '{"a": "\\u0041' + text + '\\"x"}', "arr": ' [\\"' + text + "]"},
+        {"s": text + "%4", "t": "%zz" + text, "u": "a%2Fb " + text},
+        {"": text, "x": "", "y": [text, text, ""]},
+    ]
+
+
+def test_scrub_event_flags_from_the_json_text_what_the_walk_flags(
+    pair: tuple[Scrubber, Scrubber],
+) -> None:
+    """With hyperscan, ``scrub_event`` flags strings from the event's JSON text
+    (``_flagged_text``): every string the walk (``_flagged``) flags, and the hook's result,
+    on the corpus in every form, escaped every way JSON text escapes."""
+    from trace_ingest.importers import orjson_exact
+
+    hook, bulk = pair
+    rng = random.Random(8)
+    bodies = [
+        b
+        for s in corpus(seed=79, per_cell=1)
+        for form in _forms(s.value, rng)
+        for b in [{"value": form}, *_json_text_forms(json.dumps(form, ensure_ascii=False))]
+    ]
+    bodies = rng.sample(bodies, min(len(bodies), 1500))  # the hook's walk is slow
+    from_text = redacted = 0
+    for body in bodies:
+        text = orjson_exact.dumps(body)
+        if text is None:
+            continue
+        want = hook.scrub_value(body)
+        assert bulk.scrub_event(body, text) == (want if want[1] else (None, {}))
+        redacted += bool(want[1])
+        if bulk._loads is None:
+            continue
+        got = bulk._strings_of(body)
+        assert got is not None
+        flagged = bulk._flagged_text(text)
+        if flagged is not None:
+            assert bulk._flagged(got[0]) <= flagged
+            from_text += 1
+    assert 0 < redacted < len(bodies)
+    assert (from_text > len(bodies) // 2) == (bulk._hs_flag is not None)
