@@ -290,12 +290,17 @@ def test_scrub_event_says_nothing_to_redact_exactly_when_nothing_is(
     redacted = 0
     for body in bodies:
         text = orjson_exact.dumps(body)
-        if text is None:
-            continue
-        want = hook.scrub_value(body)
-        assert bulk.scrub_event(body, text) == (want if want[1] else (None, {}))
-        redacted += bool(want[1])
+        if text is not None:
+            redacted += _event_agrees_with_hook(hook, bulk, body, text)
     assert 0 < redacted < len(bodies)
+
+
+def _event_agrees_with_hook(hook: Scrubber, bulk: Scrubber, body: Any, text: bytes) -> bool:
+    """Asserts ``bulk.scrub_event`` gives the hook's ``scrub_value`` of ``body`` (``(None,
+    {})`` when nothing is redacted); whether anything was."""
+    want = hook.scrub_value(body)
+    assert bulk.scrub_event(body, text) == (want if want[1] else (None, {}))
+    return bool(want[1])
 
 
 def _json_text_forms(text: str) -> list[dict[str, Any]]:
@@ -334,9 +339,7 @@ def test_scrub_event_flags_from_the_json_text_what_the_walk_flags(
         text = orjson_exact.dumps(body)
         if text is None:
             continue
-        want = hook.scrub_value(body)
-        assert bulk.scrub_event(body, text) == (want if want[1] else (None, {}))
-        redacted += bool(want[1])
+        redacted += _event_agrees_with_hook(hook, bulk, body, text)
         if bulk._loads is None:
             continue
         got = bulk._strings_of(body)
