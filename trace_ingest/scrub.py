@@ -148,6 +148,7 @@ class Scrubber:
         self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
         self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
         self._b64_raw: dict[bytes, bool] = {}  # the same, by a short string's JSON text
+        self._b64_run: dict[bytes, bool] = {}  # _b64_run_live by a short run's bytes
 
     def _bulk_tables(self, kw: dict[str, list[int]]) -> None:
         """The bulk prefilter engines over the keywords ``kw`` (keyword -> rule indexes)."""
@@ -675,8 +676,34 @@ class Scrubber:
                 pos = text.find(mark, stop + 1)
         probe = text.translate(_B64_TABLE)
         b64 = self._b64_raw
+        runs = self._b64_run
+        n = len(text)
         pos = probe.find(_B64_PROBE)
         while pos >= 0:
+            # The run of base64 characters here, as ``_b64_runs`` finds it (no character of
+            # it is escaped in the text). Unless a backslash comes before it (it may start
+            # inside an escape, ``\\nAAAA``), it is a run of the string it lies in, and
+            # that string's other runs are found by this loop too: a run that decodes to no
+            # text flags nothing, told without finding or decoding its string.
+            begin = probe.rfind(b"\0", 0, pos) + 1
+            end = probe.find(b"\0", pos)
+            if end < 0:
+                end = n
+            if begin == 0 or text[begin - 1] != 92:  # 92: a backslash
+                tail = end
+                while tail < n and tail - end < 2 and text[tail] == 61:  # 61: "="
+                    tail += 1
+                run = text[begin:tail]
+                live = runs.get(run)
+                if live is None:
+                    live = _b64_run_live(run.decode("ascii"))
+                    if len(run) <= MEMO_CHARS:
+                        if len(runs) > MEMO_ENTRIES:
+                            runs.clear()
+                        runs[run] = live
+                if not live:
+                    pos = probe.find(_B64_PROBE, end)
+                    continue
             start, stop = _string_around(quotes, pos)
             if start not in flagged:
                 raw = text[start : stop + 1]
@@ -1060,11 +1087,13 @@ def _unescaped_quotes(text: bytes) -> bytes:
 
 def _b64_live(text: str) -> bool:
     """Whether some base64 run of ``text`` decodes to text (``decoded_spans`` rescans it)."""
-    for start, end in _b64_runs(text):
-        run = text[start:end]
-        if run.strip("0123456789abcdef") and _b64_text(run) is not None:
-            return True
-    return False
+    return any(_b64_run_live(text[start:end]) for start, end in _b64_runs(text))
+
+
+def _b64_run_live(run: str) -> bool:
+    """Whether ``decoded_spans`` would rescan the base64 run ``run`` (one ``_b64_runs``
+    gives): not hex (a hash or an id), and decodes to text."""
+    return bool(run.strip("0123456789abcdef")) and _b64_text(run) is not None
 
 
 def _b64_runs(text: str) -> Iterator[Span]:

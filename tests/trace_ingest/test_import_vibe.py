@@ -373,3 +373,31 @@ def test_store_json_reads_as_the_strict_parser_reads_it() -> None:
     body = b'{"n": 123456789012345678901234567890, "x": NaN, "ok": [1, "a"]}'
     assert _loads(body) == fastjson.loads_strict(body.decode())[0]
     assert _loads(b'{"ok": [1, "a"]}') == {"ok": [1, "a"]}
+
+
+def test_start_guides_found_once_are_every_store_s_guides(store: Path, tmp_path: Path) -> None:
+    """Stores of one project share the start guides an import finds once (``guides``): each
+    still gets its ``guide_loaded`` events (the git root's AGENTS.md, then the working
+    folder's), the same as a reader of its own finds."""
+    project = tmp_path / "project"
+    cwd = project / "src"
+    (project / ".git").mkdir(parents=True)
+    cwd.mkdir()
+    (project / "AGENTS.md").write_text("root rules\n")
+    (cwd / "AGENTS.md").write_text("src rules\n")
+    for sid in (SUB, FAIL):
+        meta = store / sid / "meta.json"
+        data = json.loads(meta.read_text())
+        data["environment"]["working_directory"] = str(cwd)
+        meta.write_text(json.dumps(data))
+    shared: dict[Any, Any] = {}
+    for sid in (SUB, FAIL):
+        got = UnifiedReader(NOW, guides=shared).read(str(store / sid)).events
+        alone = UnifiedReader(NOW).read(str(store / sid)).events
+        assert got == alone
+        guides = [(e["path"], e["text"]) for e in got if e["kind"] == "guide_loaded"]
+        assert guides[:2] == [
+            (str(project / "AGENTS.md"), "root rules\n"),
+            (str(cwd / "AGENTS.md"), "src rules\n"),
+        ]
+    assert len(shared) == 1

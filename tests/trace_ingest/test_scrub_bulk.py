@@ -350,3 +350,47 @@ def test_scrub_event_flags_from_the_json_text_what_the_walk_flags(
             from_text += 1
     assert 0 < redacted < len(bodies)
     assert (from_text > len(bodies) // 2) == (bulk._hs_flag is not None)
+
+
+def test_base64_runs_are_judged_from_the_json_text_as_in_the_string(
+    pair: tuple[Scrubber, Scrubber],
+) -> None:
+    """``_flagged_text`` tells a base64 run that decodes to no text from the JSON text alone
+    (no string found or decoded): a run right after an escape (``\\n``, ``\\u001f``, ``\\\\``)
+    differs from the string's run there, so the string is looked at whole; a live run after
+    dead ones (ids, hashes, paths) in the same string or another is still found; ``=``
+    padding goes with its run. Each case as the hook scrubs it."""
+    from trace_ingest.importers import orjson_exact
+
+    hook, bulk = pair
+    # base64 holding no keyword or key hint, nor after the letters of an escape: only the
+    # base64 rescan finds the token in it
+    secret = base64.b64encode(b"  ghp_R8s2kLq9ZxW4mN7pT1vY3bC6dF0hJ5gE2aQu").decode()
+    padded = base64.b64encode(b"  ghp_R8s2kLq9ZxW4mN7pT1vY3bC6dF0hJ5gE2aQu ").decode()
+    assert padded.endswith("IA==")
+    ids = "8c5d2f3e-1a4b-5c6d-9e8f-0a1b2c3d4e5f " + "0123456789abcdef" * 4
+    path = "/tmp/vibe-obs/rig/read_shell_failure/project/notes"
+    strings = [
+        *(f"{lead}{secret}" for lead in ("\n", "\t", "\x1f", "\\", "\\\\", '"', "\r\n", "é")),
+        f"{ids} {path} {secret}",
+        padded,
+        f"{padded}={ids}",
+        f"{secret}\n{ids}",
+        secret,
+        ids,
+        path,
+    ]
+    bodies: list[dict[str, Any]] = [{"s": s} for s in strings]
+    bodies += [{"a": ids, "b": [path, ids], "c": "\n" + secret}, {"k\n" + secret: ids}]
+    for body in bodies:
+        text = orjson_exact.dumps(body)
+        assert text is not None
+        redacted = _event_agrees_with_hook(hook, bulk, body, text)
+        assert redacted == (secret[:40] in orjson_exact.dumps(body).decode())
+        if bulk._hs_flag is None:  # the automaton: the walk flags
+            continue
+        got = bulk._strings_of(body)
+        assert got is not None
+        flagged = bulk._flagged_text(text)
+        assert flagged is not None
+        assert bulk._flagged(got[0]) <= flagged

@@ -322,10 +322,17 @@ class UnifiedReader:
     without, they collect in ``SessionRead.events``."""
 
     def __init__(
-        self, received_at: str, sink: Callable[[list[dict[str, Any]]], None] | None = None
+        self,
+        received_at: str,
+        sink: Callable[[list[dict[str, Any]]], None] | None = None,
+        guides: dict[tuple[str, str | None], list[tuple[str, str | None]]] | None = None,
     ) -> None:
         self.received_at = received_at
         self.sink = sink
+        # The start guides (path, text) by (working folder, $VIBE_HOME): an import of many
+        # sessions of one project finds them once (a walk up to the git root, a stat and a
+        # read per folder), not once per store. Shared by the readers of one import.
+        self._guides = {} if guides is None else guides
         self._inner: dict[str, tuple[str, str]] = {}  # outer call id -> first, last inner ts
 
     def read(self, folder: str) -> SessionRead:
@@ -741,18 +748,22 @@ class UnifiedReader:
 
         if not store.cwd or not os.path.isabs(store.cwd):
             return
-        folders = _project_chain(store.cwd)
-        paths = []
         vibe_home = _vibe_home_of(store.path)
-        if vibe_home:
-            paths += rule_files(vibe_home, VIBE_RULE_FILES)
-        for folder in folders:
-            paths += rule_files(folder, VIBE_RULE_FILES)
+        found = self._guides.get((store.cwd, vibe_home))
+        if found is None:
+            paths = []
+            if vibe_home:
+                paths += rule_files(vibe_home, VIBE_RULE_FILES)
+            for folder in _project_chain(store.cwd):
+                paths += rule_files(folder, VIBE_RULE_FILES)
+            found = [(path, read_guide_text(path)) for path in paths]
+            if len(self._guides) < _GUIDES_KEPT:
+                self._guides[(store.cwd, vibe_home)] = found
         ts = iso_ms(store.created_at)
-        for n, path in enumerate(paths):
+        for n, (path, text) in enumerate(found):
             ev = self._new(store, "guide_loaded", ("guide", path), ts, None, None, n)
             ev["path"] = path
-            ev["text"] = read_guide_text(path)
+            ev["text"] = text
             ev["extra"] = {
                 "file": os.path.basename(store.path),
                 "reason": "session_start",
@@ -880,6 +891,7 @@ class UnifiedReader:
         self._emit(out, res)
 
 
+_GUIDES_KEPT = 4096  # (working folder, $VIBE_HOME) pairs whose start guides one import keeps
 _GUIDE_OPEN = "<vibe_warning>\nContents of "
 _GUIDE_MID = " (project instructions for this directory):\n\n"
 _GUIDE_CLOSE = "\n</vibe_warning>"
@@ -1354,6 +1366,7 @@ class VibeImporter:
         listed = list(paths)
         read_any = False
         report = self.run_.report
+        guides: dict[tuple[str, str | None], list[tuple[str, str | None]]] = {}
         for kind, folder in find_sessions(listed):
             summary = FileSummary(folder)
             report.files.append(summary)
@@ -1364,7 +1377,7 @@ class VibeImporter:
                 self.run_.write(folder, summary, ((ev.get("seq") or 0, ev) for ev in batch))
 
             if kind == "unified":
-                session = UnifiedReader(self.run_.received_at, sink).read(folder)
+                session = UnifiedReader(self.run_.received_at, sink, guides).read(folder)
             else:
                 session = LegacyReader(self.run_.received_at).read(folder)
                 sink(session.events)
