@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -334,6 +335,108 @@ def bench_hook(home: str, runs: int) -> dict[str, Any]:
         out[f"{prefix}added_ms"] = med[(laden, "with")] - med[(laden, "without")]
         out[f"{prefix}own_ms"] = med[(laden, "with_re")] - med[(laden, "without_re")]
     return out
+
+
+TYPICAL_SCRIPT = """
+import json, statistics, sys, time
+from trace_ingest.scrub import load_scrubber
+payload = json.loads(sys.stdin.read())
+scrubber = load_scrubber(sys.argv[1])
+scrubber.scrub_value(payload)
+wall, cpu = [], []
+for _ in range(int(sys.argv[2])):
+    t0, c0 = time.perf_counter(), time.thread_time()
+    scrubber.scrub_value(payload)
+    wall.append(time.perf_counter() - t0)
+    cpu.append(time.thread_time() - c0)
+print(statistics.median(wall) * 1000, statistics.median(cpu) * 1000)
+"""
+
+
+def _child_cpu_ms() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (ru.ru_utime + ru.ru_stime) * 1000
+
+
+def hook_only(trees: list[str], runs: int) -> str:
+    """``--only hook``: the hook rows (``bench_hook``'s arms) and the in-process typical row,
+    for each source tree in ``trees``, every arm of every tree interleaved in one run, so two
+    trees (main's worktree and a branch) compare on the same machine load. Wall time and the
+    child's CPU time (user + sys), medians; prints, writes nothing."""
+    load0 = os.getloadavg()[0]
+    datas = {
+        laden: json.dumps(typical_payload(secrets_in=laden)[0]).encode() for laden in (False, True)
+    }
+    scripts = {
+        name: HOOK_SCRIPT.format(scrub=scrub, preload_re=pre)
+        for name, (scrub, pre) in HOOK_VARIANTS.items()
+    }
+    homes = {t: tempfile.mkdtemp(prefix="trail-bench-") for t in trees}
+    combos = [(t, laden, name) for t in trees for laden in (False, True) for name in HOOK_VARIANTS]
+    wall: dict[tuple[str, bool, str], list[float]] = {c: [] for c in combos}
+    cpu: dict[tuple[str, bool, str], list[float]] = {c: [] for c in combos}
+    typ: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
+    payload = json.dumps(typical_payload()[0])
+    size_kb = len(payload.encode()) / 1024
+    for i in range(runs + 2):
+        order = combos if i % 2 == 0 else combos[::-1]
+        for tree, laden, name in order:
+            c0 = _child_cpu_ms()
+            t0 = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-c", scripts[name]],
+                input=datas[laden],
+                check=True,
+                cwd=tree,  # `-c` puts the working directory first on sys.path: this tree's code
+                env={**os.environ, "TRAIL_HOME": homes[tree]},
+            )
+            if i >= 2:  # warm the OS caches (and each tree's regex cache) first
+                wall[(tree, laden, name)].append((time.perf_counter() - t0) * 1000)
+                cpu[(tree, laden, name)].append(_child_cpu_ms() - c0)
+        if i % 4 == 3:  # the in-process row, a few rounds of it between the hook rounds
+            for tree in trees if i % 8 == 3 else trees[::-1]:
+                out = subprocess.run(
+                    [sys.executable, "-c", TYPICAL_SCRIPT, homes[tree], "40"],
+                    input=payload,
+                    check=True,
+                    cwd=tree,
+                    capture_output=True,
+                    text=True,
+                    env={**os.environ, "TRAIL_HOME": homes[tree]},
+                ).stdout.split()
+                typ[tree].append((float(out[0]), float(out[1])))
+    for tree, home in homes.items():
+        errors = os.path.join(home, "hook-errors.log")
+        if os.path.exists(errors):
+            with open(errors, encoding="utf-8") as fh:
+                raise SystemExit(f"{tree}: a hook arm logged errors, figures void:\n{fh.read()}")
+    med = statistics.median
+    rows = [
+        f"hook rows, medians of {runs} interleaved fresh processes per arm "
+        "(wall ms / child CPU ms)",
+        "",
+        "| tree | added, no secret | added, 7 secrets | re preloaded, no secret "
+        "| re preloaded, 7 secrets | hook without scrubbing | in-process typical ms/KB "
+        "(wall / thread CPU) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for tree in trees:
+        cells = []
+        for laden, pre in ((False, ""), (True, ""), (False, "_re"), (True, "_re")):
+            w = med(wall[(tree, laden, "with" + pre)]) - med(wall[(tree, laden, "without" + pre)])
+            c = med(cpu[(tree, laden, "with" + pre)]) - med(cpu[(tree, laden, "without" + pre)])
+            cells.append(f"{w:.2f} / {c:.2f}")
+        base = med(wall[(tree, False, "without")])
+        tw = med(x for x, _ in typ[tree]) / size_kb if typ[tree] else float("nan")
+        tc = med(y for _, y in typ[tree]) / size_kb if typ[tree] else float("nan")
+        rows.append(f"| {tree} | " + " | ".join(cells) + f" | {base:.1f} | {tw:.4f} / {tc:.4f} |")
+    rows += [
+        "",
+        f"targets: added <= {TARGETS['hook_added']} ms, typical <= {TARGETS['typical']} ms/KB "
+        f"({size_kb:.1f} KB payload); load average {load0:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end",
+    ]
+    return "\n".join(rows)
 
 
 def _leaves(value: Any, out: list[str]) -> list[str]:
@@ -1139,9 +1242,18 @@ def main() -> int:
     ap.add_argument("--no-compare", action="store_true", help="skip detect-secrets and betterleaks")
     ap.add_argument(
         "--only",
-        choices=["speed"],
+        choices=["speed", "hook"],
         help="speed: only the in-process speed rows (typical payload, bulk over the --sdk "
-        "files or site-packages), with CPU time next to wall time; prints, writes nothing",
+        "files or site-packages), with CPU time next to wall time; hook: only the hook rows "
+        "(fresh processes) and the in-process typical row, for each --tree, interleaved; both "
+        "print and write nothing",
+    )
+    ap.add_argument(
+        "--tree",
+        action="append",
+        metavar="DIR",
+        help="with --only hook: a source tree to measure (repeat to compare trees in one "
+        "interleaved run, e.g. --tree /work/main --tree .); default: this one",
     )
     ap.add_argument(
         "--heldout-only",
@@ -1179,6 +1291,10 @@ def main() -> int:
             tempfile.mkdtemp(prefix="trail-bench-"), not args.no_compare, corpus_path, args.misses
         )
         publish_heldout(h, write=not args.no_write and not args.heldout_full)
+        return 0
+    if args.only == "hook":
+        trees = [os.path.abspath(t) for t in args.tree or [REPO]]
+        print(hook_only(trees, 10 if args.quick else 30))
         return 0
     if args.only == "speed":
         print(speed_only(home, args.sdk, 10 if args.quick else 50))

@@ -15,7 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from trace_ingest import scrub, scrub_rules  # noqa: E402
-from trace_ingest.scrub_rules import PII_CATEGORIES, _Lazy, prefixes_of_pattern  # noqa: E402
+from trace_ingest.scrub_rules import (  # noqa: E402
+    PII_CATEGORIES,
+    _Lazy,
+    builtin_rules,
+    pii_rules,
+    prefixes_of_pattern,
+)
 
 OUT = ROOT / "trace_ingest" / "scrub_index.py"
 
@@ -35,18 +41,24 @@ def keyword_sets() -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     every: list[tuple[str, ...]] = []
     token: list[tuple[str, ...]] = []
     for pii in ((), PII_CATEGORIES):
-        s = scrub.Scrubber("/nonexistent", pii=pii)
-        every.append(tuple(sorted(s._kw_rules)))
-        token.append(tuple(sorted(k for k, _ in s._kw_token)))
+        keywords, _, token_only, _ = scrub.keyword_tables([*builtin_rules(), *pii_rules(pii)])
+        every.append(tuple(sorted(k for k, _ in keywords if k)))
+        token.append(tuple(sorted(k for k, _ in token_only)))
     return every, token
 
 
 def data() -> dict[str, Any]:
     every, token = keyword_sets()
+    rules = scrub_rules.builtin_rules()
+    _, full, token_only, always = scrub.keyword_tables(rules)
     return {
         "PREFIXES": {p: prefixes_of_pattern(p) for p in patterns()},
         "TRIES": {ws: scrub.keyword_trie(ws) for ws in dict.fromkeys(every + token)},
         "PREFIX_WORDS": {ws: scrub.prefix_words(ws) for ws in dict.fromkeys(every)},
+        "RULE_KEYS": tuple((r.keywords, r.in_token) for r in rules),
+        "KW_FULL": full,
+        "KW_TOKEN": token_only,
+        "KW_ALWAYS": always,
     }
 
 
@@ -66,6 +78,17 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {d["PREFIXES"]!r}
 TRIES: dict[tuple[str, ...], str] = {d["TRIES"]!r}
 
 PREFIX_WORDS: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {d["PREFIX_WORDS"]!r}
+
+# The built-in rules' prefilter tables (``scrub.keyword_tables(builtin_rules())``), used by a
+# scrubber of the built-in rules alone, which then makes its vendor rules on their first hit;
+# ``RULE_KEYS`` (each rule's keywords and ``in_token``) lets it check they are current.
+RULE_KEYS: tuple[tuple[tuple[str, ...], bool], ...] = {d["RULE_KEYS"]!r}
+
+KW_FULL: tuple[tuple[str, tuple[int, ...]], ...] = {d["KW_FULL"]!r}
+
+KW_TOKEN: tuple[tuple[str, tuple[int, ...]], ...] = {d["KW_TOKEN"]!r}
+
+KW_ALWAYS: tuple[int, ...] = {d["KW_ALWAYS"]!r}
 '''
     ruff = Path(sys.executable).with_name("ruff")
     out = subprocess.run(

@@ -37,12 +37,20 @@ import sys as _sys
 from trace_ingest import _os as os  # os without its import cost (see _os)
 from trace_ingest import _regex, fastjson
 from trace_ingest.errors import ConfigError, ScrubError
-from trace_ingest.scrub_index import PREFIX_WORDS, TRIES
+from trace_ingest.scrub_index import (
+    KW_ALWAYS,
+    KW_FULL,
+    KW_TOKEN,
+    PREFIX_WORDS,
+    RULE_KEYS,
+    TRIES,
+)
 from trace_ingest.scrub_rules import (
     _ID_RULE,
     _KEY_HINTS,
     _PASSWORDISH,
     _PCT,
+    _VENDORS,
     KEY_BYTES,
     MIN_SCAN,
     PII_CATEGORIES,
@@ -58,7 +66,9 @@ from trace_ingest.scrub_rules import (
     _upper_snake,
     builtin_rules,
     entropy,
+    lazy_builtin_rules,
     pii_rules,
+    vendor_rule,
 )
 
 TYPE_CHECKING = False  # typing costs ~5 ms to import; annotations are strings here
@@ -67,6 +77,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     Finder = Callable[[str, str], Iterator["Span"]]
+    KeywordTable = tuple[tuple[str, tuple[int, ...]], ...]
 
 Span = tuple[int, int]
 
@@ -98,33 +109,34 @@ class Scrubber:
         self._key: bytes | None = None
         # The regex program cache is authenticated with this install's key (see _regex).
         _regex.use_cache(home, self._load_key)
-        self.rules: list[Rule] = builtin_rules()
-        if extra_rules:
-            # after the known formats, before the context rules
-            cut = next(i for i, r in enumerate(self.rules) if r.id == "url-credentials")
-            self.rules[cut:cut] = extra_rules
-        self.rules.extend(pii_rules(pii))
         self.allow = allow
         self.pii = pii
-        kw: dict[str, list[int]] = {}
-        mixed: set[str] = set()  # keywords some rule other than a token-format one uses
-        for i, rule in enumerate(self.rules):
-            token = rule.in_token
-            for k in rule.keywords or ("",):
-                found = kw.get(k)
-                if found is None:
-                    kw[k] = [i]
-                else:
-                    found.append(i)
-                if not (token and k):
-                    mixed.add(k)
-        rules_of = {k: tuple(v) for k, v in kw.items()}
-        self._keywords: tuple[tuple[str, tuple[int, ...]], ...] = tuple(rules_of.items())
-        # The hook's ``in`` loop: keywords only token-format rules use are tested on the
-        # string's long token runs (usually a small part of it), the rest on the whole string.
-        self._kw_full = tuple(item for item in self._keywords if item[0] in mixed)
-        self._kw_token = tuple(item for item in self._keywords if item[0] not in mixed)
-        self._always: tuple[int, ...] = rules_of.pop("", ())  # rules without keywords
+        # The rules, by index; None for a vendor rule not made yet (``_rule``). With the
+        # built-in rules alone (the usual hook), the keyword tables come from ``scrub_index``
+        # and a vendor rule is made on its first keyword hit: a hook runs a few of them,
+        # making all 176 rules and their tables cost a fresh process ~0.4 ms.
+        self._table: list[Rule | None]
+        self._first_vendor = -1
+        lazy = None if extra_rules or pii else _lazy_tables()
+        if lazy is not None:
+            self._table, self._first_vendor = lazy
+            self._keywords: tuple[tuple[str, tuple[int, ...]], ...] = KW_FULL + KW_TOKEN
+            self._kw_full = KW_FULL
+            self._kw_token = KW_TOKEN
+            self._always: tuple[int, ...] = KW_ALWAYS
+            rules_of = dict(self._keywords)
+            rules_of.pop("", None)
+        else:
+            rules: list[Rule] = builtin_rules()
+            if extra_rules:
+                # after the known formats, before the context rules
+                cut = next(i for i, r in enumerate(rules) if r.id == "url-credentials")
+                rules[cut:cut] = extra_rules
+            rules.extend(pii_rules(pii))
+            self._table = [*rules]
+            self._keywords, self._kw_full, self._kw_token, self._always = keyword_tables(rules)
+            rules_of = dict(self._keywords)
+            rules_of.pop("", None)
         # ... and, in place of one ``in`` test per keyword, one pass of a keyword trie where
         # that is cheaper (``_trie_hits``): built on first use, from ``scrub_index`` for the
         # built-in keyword sets.
@@ -143,12 +155,24 @@ class Scrubber:
         self._loads: Any = None  # orjson.loads, when scrub_event may flag from the JSON text
         self._ascii_keywords = True
         if bulk:
-            self._bulk_tables(kw)
+            self._bulk_tables({k: list(v) for k, v in self._keywords})
         self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
         self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
         self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)
         self._b64_raw: dict[bytes, bool] = {}  # the same, by a short string's JSON text
         self._b64_run: dict[bytes, bool] = {}  # _b64_run_live by a short run's bytes
+
+    @property
+    def rules(self) -> list[Rule]:
+        """Every rule, by index (the vendor rules not made yet are made now)."""
+        return [self._rule(i) for i in range(len(self._table))]
+
+    def _rule(self, i: int) -> Rule:
+        """Rule ``i``, made now if it was not yet (a vendor rule of the lazy table)."""
+        rule = self._table[i]
+        if rule is None:
+            rule = self._table[i] = vendor_rule(i - self._first_vendor)
+        return rule
 
     def _bulk_tables(self, kw: dict[str, list[int]]) -> None:
         """The bulk prefilter engines over the keywords ``kw`` (keyword -> rule indexes)."""
@@ -265,10 +289,12 @@ class Scrubber:
         if not hit:
             return []
         cands: list[tuple[int, int, int]] = []
-        rules = self.rules
+        table = self._table
+        ids: dict[int, str] = {}
         allow = self.allow
         for i in sorted(hit):
-            rule = rules[i]
+            rule = table[i] or self._rule(i)
+            ids[i] = rule.id
             for start, end in rule.spans(text, low):
                 if end <= start:
                     continue
@@ -290,9 +316,9 @@ class Scrubber:
                 cur_e = max(cur_e, e)
                 cur_i = min(cur_i, i)
             else:
-                out.append((cur_s, cur_e, rules[cur_i].id))
+                out.append((cur_s, cur_e, ids[cur_i]))
                 cur_s, cur_e, cur_i = s, e, i
-        out.append((cur_s, cur_e, rules[cur_i].id))
+        out.append((cur_s, cur_e, ids[cur_i]))
         return _repeats(text, out)
 
     def _build_tries(self) -> tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]]:
@@ -1508,6 +1534,52 @@ def parse_config(section: Any) -> tuple[list[Rule], frozenset[str], tuple[str, .
 
 
 _UNREAD = object()
+
+
+def keyword_tables(
+    rules: list[Rule],
+) -> tuple[KeywordTable, KeywordTable, KeywordTable, tuple[int, ...]]:
+    """The prefilter's tables of ``rules``: every keyword with the indexes of the rules that
+    have it (``""`` for rules without keywords), which is the next two one after the other:
+    the keywords tested on the whole string (some rule other than a token-format one has
+    them) and those tested on long strings' token runs only, each in the order first seen;
+    and the rules without keywords."""
+    kw: dict[str, list[int]] = {}
+    mixed: set[str] = set()  # keywords some rule other than a token-format one uses
+    for i, rule in enumerate(rules):
+        token = rule.in_token
+        for k in rule.keywords or ("",):
+            found = kw.get(k)
+            if found is None:
+                kw[k] = [i]
+            else:
+                found.append(i)
+            if not (token and k):
+                mixed.add(k)
+    every = tuple((k, tuple(v)) for k, v in kw.items())
+    # The hook's ``in`` loop: keywords only token-format rules use are tested on the string's
+    # long token runs (usually a small part of it), the rest on the whole string.
+    full = tuple(item for item in every if item[0] in mixed)
+    token_only = tuple(item for item in every if item[0] not in mixed)
+    return full + token_only, full, token_only, tuple(kw.get("", ()))
+
+
+def _lazy_tables() -> tuple[list[Rule | None], int] | None:
+    """``lazy_builtin_rules()`` when ``scrub_index``'s keyword tables (generated from the
+    built-in rules) are theirs: the rules made now and the vendor table's keywords are those
+    ``RULE_KEYS`` was generated from, so a stale index is not used (None: make every rule and
+    work the tables out); a test checks the whole index against the code."""
+    table, first = lazy_builtin_rules()
+    keys = RULE_KEYS
+    if len(table) != len(keys):
+        return None
+    for i, rule in enumerate(table):
+        if rule is not None and (rule.keywords, rule.in_token) != keys[i]:
+            return None
+    for j, vendor in enumerate(_VENDORS):
+        if vendor[1] != keys[first + j][0]:
+            return None
+    return table, first
 
 
 def load_scrubber(home: str, section: Any = _UNREAD, *, bulk: bool = False) -> Scrubber:

@@ -1396,26 +1396,38 @@ def _near_word(rule: Rule) -> Finder:
 
 
 def vendor_rules() -> list[Rule]:
+    return [*map(vendor_rule, range(len(_VENDORS))), *_vendor_finder_rules()]
+
+
+def _not_format_fake(value: str) -> bool:
+    return not _format_fake(value)
+
+
+def vendor_rule(i: int) -> Rule:
+    """The rule of ``_VENDORS[i]``."""
+    rid, keywords, pattern, mixed, bounded = _VENDORS[i]
+    rule = Rule(
+        rid,
+        keywords,
+        pattern,
+        lb=True,
+        # a capturing group, when there is one, is the secret (NAME=(value))
+        group=1 if "(" in pattern.replace("(?", "").replace("\\(", "") else 0,
+        glued=None if mixed or rid in _NO_GLUE else _glued_ok,
+        rb=_B64URL if bounded else frozenset(),
+        validate=_mixed_ok if mixed else _not_format_fake,
+    )
+    led = pattern.lower().startswith(keywords)  # a prefix keyword, not a vendor name
+    if rid in _NEAR_WORD and not led and all(k.isalpha() for k in keywords):
+        rule.finder = _near_word(rule)
+    elif rule.group == 0 and (led or rid not in _NEAR_WORD):
+        rule.in_token = True
+    return rule
+
+
+def _vendor_finder_rules() -> list[Rule]:
+    """The vendor rules with finders of their own, after the table."""
     out = []
-    for rid, keywords, pattern, mixed, bounded in _VENDORS:
-        out.append(
-            Rule(
-                rid,
-                keywords,
-                pattern,
-                lb=True,
-                # a capturing group, when there is one, is the secret (NAME=(value))
-                group=1 if "(" in pattern.replace("(?", "").replace("\\(", "") else 0,
-                glued=None if mixed or rid in _NO_GLUE else _glued_ok,
-                rb=_B64URL if bounded else frozenset(),
-                validate=_mixed_ok if mixed else (lambda v: not _format_fake(v)),
-            )
-        )
-        led = pattern.lower().startswith(keywords)  # a prefix keyword, not a vendor name
-        if rid in _NEAR_WORD and not led and all(k.isalpha() for k in keywords):
-            out[-1].finder = _near_word(out[-1])
-        elif out[-1].group == 0 and (led or rid not in _NEAR_WORD):
-            out[-1].in_token = True
     out.append(Rule("airtable-token", ("pat",), finder=_airtable_finder))
     out.append(Rule("azure-ad-client-secret", ("q~",), finder=_azure_ad_finder))
     out.append(Rule("discord-bot-token", ("discord",), finder=_discord_bot_finder))
@@ -2023,16 +2035,33 @@ _TOKEN_CHARS = "A-Za-z0-9"
 
 def builtin_rules() -> list[Rule]:
     """The default rules, most specific first (the order breaks ties between overlaps)."""
+    return [*_format_rules(), *vendor_rules(), *_context_rules()]
+
+
+def lazy_builtin_rules() -> tuple[list[Rule | None], int]:
+    """``builtin_rules()`` with the ``_VENDORS`` rules not made yet (None): they are
+    ``vendor_rule(i - first)`` for the ``first`` returned. A hook runs a few of the 138, so it
+    makes only those (docs/scrubbing.md, "What a hook call pays")."""
+    head = _format_rules()
+    lazy: list[Rule | None] = [*head]
+    lazy += [None] * len(_VENDORS)
+    lazy += _vendor_finder_rules()
+    lazy += _context_rules()
+    return lazy, len(head)
+
+
+def _fmt(rule_id: str, keywords: tuple[str, ...], pattern: str, **kw: Any) -> Rule:
+    """A known-format rule: shape filter only."""
+    kw.setdefault("validate", lambda v: not _format_fake(v))
+    rule = Rule(rule_id, keywords, pattern, **kw)
+    rule.in_token = True
+    return rule
+
+
+def _format_rules() -> list[Rule]:
+    """The known token formats before the vendor table."""
     ft = _fake_token
-
-    def fmt(
-        rule_id: str, keywords: tuple[str, ...], pattern: str, **kw: Any
-    ) -> Rule:  # known-format: shape filter only
-        kw.setdefault("validate", lambda v: not _format_fake(v))
-        rule = Rule(rule_id, keywords, pattern, **kw)
-        rule.in_token = True
-        return rule
-
+    fmt = _fmt
     rules = [
         Rule("private-key", ("-----begin",), finder=_pem_finder),
         fmt(
@@ -2135,7 +2164,17 @@ def builtin_rules() -> list[Rule]:
             rb=_WORD,
             validate=lambda v: not _format_fake(v) and _glued_ok(v),  # random: both cases
         ),
-        *vendor_rules(),
+    ]
+    for rule in rules:
+        if rule.id == "slack-token":
+            rule.in_token = True  # xoxb-… / xapp-…: one run of 16+ token characters
+    return rules
+
+
+def _context_rules() -> list[Rule]:
+    """After the vendor table: pairs, grammar and context rules."""
+    ft = _fake_token
+    return [
         Rule("aws-secret-key", ("akia", "asia"), finder=_aws_pair_finder),
         Rule(
             "azure-key",
@@ -2195,10 +2234,6 @@ def builtin_rules() -> list[Rule]:
             finder=_generic_finder,
         ),
     ]
-    for rule in rules:
-        if rule.id == "slack-token":
-            rule.in_token = True  # xoxb-… / xapp-…: one run of 16+ token characters
-    return rules
 
 
 def _url_password_ok(value: str) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from trace_ingest import scrub, scrub_index
+from trace_ingest import scrub, scrub_index, scrub_rules
 from trace_ingest.scrub import (
     TOKEN_RUNS_FROM,
     Scrubber,
@@ -55,7 +55,7 @@ def _naive_hits(s: Scrubber, text: str) -> set[int]:
 def _hook_hits(s: Scrubber, text: str, monkeypatch: Any) -> set[int]:
     """The rules ``_find`` runs on ``text`` (its spans are taken from exactly these)."""
     seen: set[int] = set()
-    real = s.rules
+    real = s._table
 
     class Probe(list):  # type: ignore[type-arg]
         def __getitem__(self, i: Any) -> Any:
@@ -63,11 +63,11 @@ def _hook_hits(s: Scrubber, text: str, monkeypatch: Any) -> set[int]:
                 seen.add(i)
             return list.__getitem__(self, i)
 
-    monkeypatch.setattr(s, "rules", Probe(real))
+    monkeypatch.setattr(s, "_table", Probe(real))
     try:
         s._find(text)
     finally:
-        monkeypatch.setattr(s, "rules", real)
+        monkeypatch.setattr(s, "_table", real)
     return seen
 
 
@@ -143,6 +143,8 @@ def test_the_index_equals_what_the_code_computes() -> None:
     assert want["PREFIXES"] == scrub_index.PREFIXES, "run tools/gen_scrub_index.py"
     assert want["TRIES"] == scrub_index.TRIES, "run tools/gen_scrub_index.py"
     assert want["PREFIX_WORDS"] == scrub_index.PREFIX_WORDS, "run tools/gen_scrub_index.py"
+    for name in ("RULE_KEYS", "KW_FULL", "KW_TOKEN", "KW_ALWAYS"):
+        assert want[name] == getattr(scrub_index, name), "run tools/gen_scrub_index.py"
     for pattern, prefixes in scrub_index.PREFIXES.items():
         assert prefixes == prefixes_of_pattern(pattern)
 
@@ -167,6 +169,50 @@ def test_built_in_scrubbers_take_their_tries_from_the_index(pii: tuple[str, ...]
         if isinstance(v, _Lazy)
     }
     assert used <= set(scrub_index.PREFIXES)
+
+
+def _eager(monkeypatch: Any) -> Scrubber:
+    """A scrubber of the built-in rules that makes every rule and works out its tables (as
+    with a stale index)."""
+    with monkeypatch.context() as m:
+        m.setattr(scrub, "RULE_KEYS", ())
+        return Scrubber("/nonexistent")
+
+
+def test_built_in_rules_are_made_on_their_first_hit(monkeypatch: Any) -> None:
+    """The built-in scrubber takes its keyword tables from the index, makes no vendor rule
+    before one of its keywords occurs and then only that one, and its tables and rules are
+    those of a scrubber that made every rule."""
+    lazy = Scrubber("/nonexistent")
+    assert lazy._table.count(None) == len(scrub_rules._VENDORS) > 100
+    eager = _eager(monkeypatch)
+    assert None not in eager._table
+    for name in ("_keywords", "_kw_full", "_kw_token", "_always", "_kw_rules"):
+        assert getattr(lazy, name) == getattr(eager, name), name
+    lazy.find("nothing to see here, only words")
+    assert lazy._table.count(None) == len(scrub_rules._VENDORS)
+    token = "dapi" + "0123456789abcdef" * 2  # a Databricks token (generated)
+    assert lazy.find(f"x {token} y") == eager.find(f"x {token} y") != []
+    made = [r.id for r in lazy._table if r is not None]
+    assert len(made) == len(lazy._table) - len(scrub_rules._VENDORS) + 1
+    assert "databricks-token" in made
+    sig = [(r.id, r.keywords, r.in_token, r.pattern, r.group, r.lb) for r in lazy.rules]
+    assert sig == [(r.id, r.keywords, r.in_token, r.pattern, r.group, r.lb) for r in eager.rules]
+
+
+def test_a_stale_index_is_not_used(monkeypatch: Any) -> None:
+    """Rule keywords that differ from the index's (a rule changed, the index not regenerated)
+    make the scrubber work its tables out from the rules, never use the stale ones."""
+    keys = list(scrub_index.RULE_KEYS)
+    first = scrub_rules.lazy_builtin_rules()[1]
+    for i in (0, first):  # a rule made up front; a vendor rule
+        stale = [*keys]
+        stale[i] = (("nope",), stale[i][1])
+        monkeypatch.setattr(scrub, "RULE_KEYS", tuple(stale))
+        assert scrub._lazy_tables() is None
+        assert None not in Scrubber("/nonexistent")._table
+    monkeypatch.setattr(scrub, "RULE_KEYS", tuple(keys))
+    assert scrub._lazy_tables() is not None
 
 
 def test_no_token_keyword_holds_a_space() -> None:
