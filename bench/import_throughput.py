@@ -6,8 +6,10 @@ For every importer in ``trace_ingest.importers.table.IMPORTERS`` and for VS Code
 and again under fresh session ids, so that no copy de-duplicates against another; see each
 workload's docstring) and, in fresh processes of the same interpreter, alternately runs
 
-- the import of the folder into an empty data dir (but for trail's compiled-regex cache, which
-  any earlier trail command leaves there: an untimed import makes it first); each run has
+- the import of the folder into an empty data dir (but for trail's compiled-regex cache and
+  the fingerprint key that authenticates it, which any earlier trail command leaves there: an
+  untimed import makes them first; without the key the cache is refused and every regex
+  compiled again); each run has
   its own, made before the first run and removed after the last, and the file system is
   synced before each timed run (``settle``), so no run pays for an earlier one's files;
 - the bare pass: read every file the importer reads and parse it the cheapest way its format
@@ -423,13 +425,17 @@ def main() -> None:
             shutil.rmtree(cache, ignore_errors=True)
             if (home / "cache").is_dir():
                 shutil.copytree(home / "cache", cache)
+                # the cache is authenticated with this key (trace_ingest._regex): with a new
+                # key, each import would refuse it and compile every regex it uses again
+                shutil.copy2(home / "scrub.key", cache / "scrub.key")
             shutil.rmtree(home, ignore_errors=True)
             homes = [work / f"home{run}" for run in range(args.runs)]
             if args.scrub_share:
                 homes += [work / f"plain{run}" for run in range(args.runs)]
             for home in homes:  # made now: no timed run pays for another's files
                 if cache.is_dir():
-                    shutil.copytree(cache, home / "cache")
+                    shutil.copytree(cache, home / "cache", ignore=shutil.ignore_patterns("*.key"))
+                    shutil.copy2(cache / "scrub.key", home / "scrub.key")
                 home.mkdir(exist_ok=True)
             settle()
             for run in range(args.runs):
@@ -521,7 +527,8 @@ def main() -> None:
         [
             f"Measured {machine()}; load average {load_start[0]:.2f} at the start,"
             f" {load_end[0]:.2f} at the end; medians of {args.runs} interleaved runs, fresh"
-            " processes, a fresh empty data dir per import (its regex cache warm), the file system"
+            " processes, a fresh empty data dir per import (its regex cache warm: the cache"
+            " and its key copied in), the file system"
             " synced before each timed run. Input: real"
             " recorded sessions (see each workload in the script), copied under fresh session"
             " ids to the size shown. The"
