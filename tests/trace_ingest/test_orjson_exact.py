@@ -113,18 +113,23 @@ PLAIN = [
     {"s": "".join(chr(c) for c in range(0x20)) + "".join(chr(c) for c in range(0x7F, 0xA1))},
     "text",
     7,
+    {"f": 1.5, "z": [0.0, -0.0], "d": {"deep": [1.0, 1e-4, -9999999999999998.0, 0.1]}},
+    123456.789,
 ]
 NOT_PLAIN = [
-    {"f": 1.5},
+    {"f": 1e-05},
     {"f": [float("nan")]},
+    {"f": float("inf")},
+    {"f": -1e16},
+    {"f": [0.0, 1e-4, 5e-324]},
     {"t": (1, 2)},
     {"b": b"x"},
     {1: "int key"},
     {"n": 1 << 64},
     {"n": -(1 << 63) - 1},
     {"s": "\ud800"},
-    {"d": {"deep": [1.0]}},
-    1.5,
+    {"d": {"deep": [1e300]}},
+    9.9e-5,
 ]
 
 
@@ -151,3 +156,31 @@ def test_random_text_serializes_byte_for_byte() -> None:
             assert got is None  # a surrogate: the standard library writes it (then replaced)
         else:
             assert got == want.encode("utf-8")
+
+
+def test_floats_plain_exactly_where_both_write_them_alike() -> None:
+    """A float is plain (``orjson_exact.plain``) exactly where orjson writes it as the
+    standard library does: 0.0 and magnitudes in [1e-4, 1e16), checked on random bit patterns,
+    random magnitudes and the neighbours of each bound."""
+    import math
+
+    import orjson
+
+    rng = random.Random(12)
+    values = [struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0] for _ in range(20000)]
+    values += [rng.choice((1, -1)) * 10 ** rng.uniform(-6, 18) for _ in range(100000)]
+    for bound in (1e-4, 1e16, 1e15, 1.0):
+        up = down = bound
+        for _ in range(300):
+            values += [up, -up, down, -down]
+            up, down = math.nextafter(up, math.inf), math.nextafter(down, 0.0)
+    values += [0.0, -0.0, float("nan"), float("inf"), -float("inf"), 5e-324]
+    alike = 0
+    for x in values:
+        plain = orjson_exact.plain(x)
+        assert plain == (x == 0.0 or 1e-4 <= abs(x) < 1e16)
+        if plain:
+            assert orjson.dumps(x) == repr(x).encode()
+            assert orjson_exact.dumps([x]) == fastjson.dumps([x]).encode()
+        alike += plain
+    assert alike > len(values) // 2

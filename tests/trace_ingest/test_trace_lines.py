@@ -66,6 +66,9 @@ def events() -> list[dict[str, Any]]:
         {"v": 1 << 70, "id": "3" * 32},
         {"harness": "claude-code", "v": 1, "id": "1" * 32, "kind": "other"},  # v/id not first
         event(12, text='\x00\x1f\x7f "q" \\ 😀'),
+        # floats orjson writes as the standard library does: the fast path, secrets or not
+        event(13, extra={"cost": 0.0, "z": -0.0, "f": [0.0001, 9999999999999998.0, 1234.5]}),
+        event(14, text="GITHUB_TOKEN=ghp_R8s2kLq9ZxW4mN7pT1vY3bC6dF0hJ5gE2aQu", extra={"t": 0.5}),
     ]
     for n, sample in enumerate(corpus(seed=5, per_cell=1)[:400]):
         value = sample.value

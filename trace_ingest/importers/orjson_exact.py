@@ -69,12 +69,24 @@ def loads(data: bytes) -> Any:
 
 
 def plain(value: Any) -> bool:
-    """Whether ``value`` holds only dicts, lists, strings, integers, booleans and ``None``
-    (exact types; orjson itself refuses a non-string key and an integer past 64 bits): what
-    orjson serializes byte for byte as ``fastjson.dumps`` does."""
+    """Whether ``value`` holds only dicts, lists, strings, integers, booleans, ``None`` and
+    floats that both write in positional notation (exact types; orjson itself refuses a
+    non-string key and an integer past 64 bits): what orjson serializes byte for byte as
+    ``fastjson.dumps`` does.
+
+    Both write a float's shortest round-trip digits; ``repr`` switches to an exponent below
+    1e-4 and from 1e16 on (``1e-05``, ``1e+16``), orjson elsewhere (``0.00001``), so only 0.0
+    and magnitudes in [1e-4, 1e16) are plain (a test compares millions of them). NaN and the
+    infinities are not (orjson writes ``null``)."""
     kind = type(value)
     if kind is not dict and kind is not list:
-        return kind is str or kind is int or kind is bool or value is None
+        return (
+            kind is str
+            or kind is int
+            or kind is bool
+            or value is None
+            or (kind is float and (value == 0.0 or _FLOAT_LOW <= abs(value) < _FLOAT_HIGH))
+        )
     stack: list[Any] = [value]
     while stack:
         node = stack.pop()
@@ -84,9 +96,14 @@ def plain(value: Any) -> bool:
                 continue
             if kind is dict or kind is list:
                 stack.append(item)
-            else:
+            elif kind is not float or not (item == 0.0 or _FLOAT_LOW <= abs(item) < _FLOAT_HIGH):
                 return False
     return True
+
+
+# floats whose repr has no exponent (besides 0.0): orjson writes them alike (``plain``)
+_FLOAT_LOW = 1e-4
+_FLOAT_HIGH = 1e16
 
 
 def dumps(value: Any) -> bytes | None:
