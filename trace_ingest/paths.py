@@ -227,9 +227,13 @@ def open_subdir(parent: int, name: str, what: str, create: bool = True, fresh: b
             raise UnsafePath(f"{what} is a symlink or not a folder; refused") from None
         raise
     try:
-        if made:
-            os.fchmod(fd, DIR_MODE)  # mkdir's mode is filtered by the umask
-        _vet(os.fstat(fd), what, True)
+        st = os.fstat(fd)
+        if made and stat.S_IMODE(st.st_mode) != DIR_MODE:
+            # mkdir's mode is filtered by the umask (the usual 022 leaves 0700 as it is: no
+            # fchmod, which costs each new session folder of an import an inode update)
+            os.fchmod(fd, DIR_MODE)
+            st = os.fstat(fd)
+        _vet(st, what, True)
     except BaseException:
         os.close(fd)
         raise
