@@ -415,6 +415,7 @@ class Rule:
     """One detection rule. ``pattern`` or ``finder`` produces spans; filters judge them."""
 
     __slots__ = (
+        "_caseless",
         "_prefixes",
         "_rx",
         "anchor",
@@ -474,6 +475,7 @@ class Rule:
         self.flags = flags
         self._rx: re.Pattern[str] | None = None
         self._prefixes: tuple[str, ...] | None = None  # None: not worked out yet; (): none
+        self._caseless: tuple[str, ...] | None = None  # caseless_prefixes, as _prefixes
 
     def rx(self) -> re.Pattern[str]:
         if self._rx is None:
@@ -514,6 +516,16 @@ class Rule:
         prefixes = self._prefixes
         if prefixes is None:
             prefixes = self._prefixes = literal_prefixes(self.pattern) or ()
+        if not prefixes and subject.isascii():
+            # ``(?i:openai…)``: sre tries such a pattern at every position; on ASCII text a
+            # match starts exactly where the lowered text holds a lowered prefix
+            caseless = self._caseless
+            if caseless is None:
+                caseless = self._caseless = caseless_prefixes(self.pattern) or ()
+            if caseless:
+                starts = _prefix_starts(rx, subject.lower(), caseless, caseless=True)
+                if starts is not None:
+                    return _prefixed_matches(rx, subject, caseless, starts)
         return _guided_finditer(rx, subject, prefixes)
 
     def _glued(self, text: str, m: re.Match[str]) -> bool:
@@ -592,6 +604,25 @@ def literal_prefixes(pattern: str) -> tuple[str, ...] | None:
 _UNKNOWN = object()
 
 
+def caseless_prefixes(pattern: str) -> tuple[str, ...] | None:
+    """For a pattern that is one group ``(?i:…)`` (not optional) and what follows it: the
+    ``prefixes_of_pattern`` of the group's body, lowered, each of which every match starts
+    with, up to case (ASCII case on ASCII text: ``re``'s IGNORECASE also pairs ``k`` with the
+    Kelvin sign, ``i`` with a dotless i); None when it is not such a pattern."""
+    if not pattern.startswith("(?i:"):
+        return None
+    alts = _top_alternatives(pattern)
+    end = _group_end(pattern, 0)
+    if alts is None or len(alts) != 1 or end is None:
+        return None
+    if pattern[end + 1 : end + 2] in ("?", "*", "{"):
+        return None
+    found = prefixes_of_pattern(pattern[4:end])
+    if not found or not all(p.isascii() for p in found):
+        return None
+    return tuple(p.lower() for p in found)
+
+
 def prefixes_of_pattern(pattern: str) -> tuple[str, ...] | None:
     """``literal_prefixes`` worked out from the pattern text (no table)."""
     found = _prefixes_of(pattern)
@@ -616,6 +647,12 @@ def _prefixes_of(pattern: str) -> list[str] | None:
             if inner is None:
                 return None
             out += inner
+        elif alt.startswith("[") and (close := alt.find("]")) > 1 and alt[1:close].isalnum():
+            # a leading class of plain characters (``[st]k\.eyJ``): one prefix for each
+            if alt[close + 1 : close + 2] in ("?", "*", "{", "+"):
+                return None
+            head = _literal_head(alt[close + 1 :])
+            out += [c + head for c in alt[1:close]]
         else:
             head = _literal_head(alt)
             if not head:
@@ -642,15 +679,20 @@ def _guided_finditer(
 
 
 def _prefix_starts(
-    rx: re.Pattern[str], subject: str, prefixes: tuple[str, ...]
+    rx: re.Pattern[str], subject: str, prefixes: tuple[str, ...], caseless: bool = False
 ) -> list[int] | None:
     """Where ``rx`` is to be tried (the occurrences of its literal prefixes, ascending), or
     None when ``finditer`` is the better scan: there are fewer than two prefixes (one literal
     prefix ``sre`` already searches for at C speed), or they occur more than about once per
     64 characters, so one ``rx.match`` call per occurrence would cost more than the scan (1 MB
     of ``dapidapi…`` would make 250,000 calls: the regex's own scan is then linear). The
-    occurrences are collected while they are counted: one ``find`` pass per prefix."""
-    if len(prefixes) < 2 or rx.flags & (_regex.IGNORECASE | _VERBOSE):
+    occurrences are collected while they are counted: one ``find`` pass per prefix.
+    ``caseless``: ``subject`` is the lowered text, ``prefixes`` ``caseless_prefixes``
+    (``sre`` has no literal to search for then: one prefix is worth it too)."""
+    if caseless:
+        if rx.flags & _VERBOSE:
+            return None
+    elif len(prefixes) < 2 or rx.flags & (_regex.IGNORECASE | _VERBOSE):
         return None
     budget = 32 + len(subject) // 64
     starts: list[int] = []

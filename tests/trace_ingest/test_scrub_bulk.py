@@ -185,6 +185,9 @@ def _heads(items: Any) -> list[str] | None:
             rest = _heads(list(av[3]))
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
             rest = _heads(list(av[2]))
+        elif op is c.IN and not head and all(o is c.LITERAL for o, _ in av):
+            after = _heads(items[i + 1 :]) or [""]
+            rest = [chr(v) + h for _, v in av for h in after]
     if rest is None:
         return [head] if head else None
     return [head + r for r in rest]
@@ -229,6 +232,11 @@ def test_literal_prefixes_agree_with_re() -> None:
         ("(?P<n>abc)", None),
         ("(?=abc)abc", None),
         ("(?:abc){0,2}x", None),
+        (r"[st]k\.eyJ[a-z]+", ("sk.eyJ", "tk.eyJ")),
+        ("x|[ab]cd", None),
+        ("[ab]+cd", None),
+        ("[a-c]def", None),
+        ("(?:[ab]cd|efg)", ("acd", "bcd", "efg")),
     ]:
         assert literal_prefixes(pattern) == want, pattern
 
@@ -249,6 +257,38 @@ def test_prefixed_matching_is_finditer() -> None:
             want = [m.span() for m in rx.finditer(text)]
             assert [m.span() for m in rule._matches(rx, text)] == want, (pattern, text)
             assert [m.span() for m in _prefixed_matches(rx, text, prefixes)] == want
+
+
+def test_caseless_prefixed_matching_is_finditer() -> None:
+    """A pattern led by ``(?i:literal…)`` is tried only where the lowered literal occurs on
+    ASCII text, and matches as ``finditer`` does on ASCII and non-ASCII text alike (the
+    Kelvin sign and a dotless i, which ``re`` pairs with k and i, take the full scan)."""
+    import re as std_re
+
+    from trace_ingest.scrub_rules import Rule, caseless_prefixes
+
+    assert caseless_prefixes("(?i:abc)?x") is None
+    assert caseless_prefixes("(?i:abc)|xyz") is None
+    assert caseless_prefixes("(?i:ab)c") is None
+    assert caseless_prefixes("(?i:OpenAI[_-]?key)=") == ("openai",)
+    rng = random.Random(5)
+    for pattern in [r"(?i:kai[_-]?(?:x_)?key)=([0-9a-f]{4})", r"(?i:kai|ika)[0-9]"]:
+        rule = Rule("t", ("kai",), pattern)
+        rx = std_re.compile(pattern)
+        assert caseless_prefixes(pattern)
+        for alphabet in ("kaiKAIyx_-=0a1f ", "kaiKAIyx_-=0a1f \u212a\u0131"):
+            for _ in range(400):
+                text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(60)))
+                want = [m.span() for m in rx.finditer(text)]
+                assert [m.span() for m in rule._matches(rx, text)] == want, (pattern, text)
+    azure = next(r for r in builtin_rules_of("azure-openai-key"))
+    assert azure._caseless is None and caseless_prefixes(azure.pattern) == ("openai",)
+
+
+def builtin_rules_of(rule_id: str) -> list[Any]:
+    from trace_ingest.scrub_rules import builtin_rules
+
+    return [r for r in builtin_rules() if r.id == rule_id]
 
 
 def test_token_runs_are_the_regex_runs() -> None:
