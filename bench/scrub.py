@@ -353,6 +353,23 @@ print(statistics.median(wall) * 1000, statistics.median(cpu) * 1000)
 """
 
 
+FRESH_SCRIPT = """
+import gc, sys, time
+gc.disable()  # as trace_ingest.entry does
+import hooks.entry  # the hook's own modules, loaded before the scrubber's
+from trace_ingest import fastjson
+payload = fastjson.loads(sys.stdin.read())
+t0 = time.thread_time()
+from trace_ingest.scrub import load_scrubber
+t1 = time.thread_time()
+scrubber = load_scrubber(sys.argv[1], None)
+t2 = time.thread_time()
+scrubber.scrub_value(payload)
+t3 = time.thread_time()
+print((t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000)
+"""
+
+
 def _child_cpu_ms() -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (ru.ru_utime + ru.ru_stime) * 1000
@@ -376,6 +393,9 @@ def hook_only(trees: list[str], runs: int) -> str:
     wall: dict[tuple[str, bool, str], list[float]] = {c: [] for c in combos}
     cpu: dict[tuple[str, bool, str], list[float]] = {c: [] for c in combos}
     typ: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
+    phases: dict[tuple[str, bool], list[tuple[float, ...]]] = {
+        (t, laden): [] for t in trees for laden in (False, True)
+    }
     payload = json.dumps(typical_payload()[0])
     size_kb = len(payload.encode()) / 1024
     for i in range(runs + 2):
@@ -393,6 +413,19 @@ def hook_only(trees: list[str], runs: int) -> str:
             if i >= 2:  # warm the OS caches (and each tree's regex cache) first
                 wall[(tree, laden, name)].append((time.perf_counter() - t0) * 1000)
                 cpu[(tree, laden, name)].append(_child_cpu_ms() - c0)
+        for tree in trees if i % 2 else trees[::-1]:
+            for laden in (False, True):
+                out = subprocess.run(
+                    [sys.executable, "-c", FRESH_SCRIPT, homes[tree]],
+                    input=datas[laden].decode(),
+                    check=True,
+                    cwd=tree,
+                    capture_output=True,
+                    text=True,
+                    env={**os.environ, "TRAIL_HOME": homes[tree]},
+                ).stdout.split()
+                if i >= 2:
+                    phases[(tree, laden)].append(tuple(float(x) for x in out))
         if i % 4 == 3:  # the in-process row, a few rounds of it between the hook rounds
             for tree in trees if i % 8 == 3 else trees[::-1]:
                 out = subprocess.run(
@@ -430,6 +463,23 @@ def hook_only(trees: list[str], runs: int) -> str:
         tw = med(x for x, _ in typ[tree]) / size_kb if typ[tree] else float("nan")
         tc = med(y for _, y in typ[tree]) / size_kb if typ[tree] else float("nan")
         rows.append(f"| {tree} | " + " | ".join(cells) + f" | {base:.1f} | {tw:.4f} / {tc:.4f} |")
+    rows += [
+        "",
+        "scrubbing in a fresh process, thread CPU ms (the hook's modules loaded first, the "
+        "collector off; steadier than the differences above on a loaded machine): "
+        "import + build + first scrub = total, medians",
+        "",
+        "| tree | no secret | 7 secrets |",
+        "|---|---:|---:|",
+    ]
+    for tree in trees:
+        cells = []
+        for laden in (False, True):
+            got = phases[(tree, laden)]
+            parts = [med(p[j] for p in got) for j in range(3)]
+            total = med(sum(p) for p in got)
+            cells.append(" + ".join(f"{x:.2f}" for x in parts) + f" = {total:.2f}")
+        rows.append(f"| {tree} | " + " | ".join(cells) + " |")
     rows += [
         "",
         f"targets: added <= {TARGETS['hook_added']} ms, typical <= {TARGETS['typical']} ms/KB "
