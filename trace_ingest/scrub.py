@@ -642,8 +642,9 @@ class Scrubber:
         """``_flagged`` of a dict's strings (keys too) from ``text``, its compact JSON as orjson
         writes it (UTF-8; only ``"``, ``\\`` and control characters escaped), or None when
         only the walk can tell: a character that lowers to ASCII from outside it (U+0130,
-        U+212A), a hyperscan failure, or a string with a secret-looking key hint that
-        ``_field_kind`` gives a kind (``_keyed`` scans its value whatever the prefilter says).
+        U+212A), a hyperscan failure, or a key with a secret-looking key hint that
+        ``_field_kind`` gives a kind, over a string value (``_keyed`` scans the value whatever
+        the prefilter says).
 
         It may flag more strings than ``_flagged`` (a match across an escape, ``\\npm_``; the
         text between two strings), never fewer: a flag word holds no character JSON escapes
@@ -677,15 +678,20 @@ class Scrubber:
         flagged: dict[int, str] = {}  # opening quote -> the string's value
         stop = -1
         leaf = ""
-        hinted: list[str] = []
+        hinted: list[tuple[str, int]] = []  # strings holding a key hint, with their ends
         for last, k in found:
             if last >= stop:
                 start, stop = _string_around(quotes, last)
                 leaf = flagged[start] = loads(text[start : stop + 1])
-            if k in hints and (not hinted or hinted[-1] is not leaf):
-                hinted.append(leaf)
-        for leaf in hinted:
-            if (self._kind(leaf) if len(leaf) <= MEMO_CHARS else _field_kind(leaf)) != 0:
+            if k in hints and (not hinted or hinted[-1][1] != stop):
+                hinted.append((leaf, stop))
+        for leaf, end in hinted:
+            # Only a key with a string value is ``_keyed`` (a key is followed by a colon in
+            # compact JSON, a string value opens with a quote): a hinted value, or a key over
+            # a number or an object (``currentTokens: 1234``), is flagged as any other.
+            if text[end + 1 : end + 3] == b':"' and (
+                self._kind(leaf) if len(leaf) <= MEMO_CHARS else _field_kind(leaf)
+            ):
                 return None
         for mark in (b"\\\\", b"%"):
             pos = text.find(mark)

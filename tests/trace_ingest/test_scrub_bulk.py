@@ -434,3 +434,43 @@ def test_base64_runs_are_judged_from_the_json_text_as_in_the_string(
         flagged = bulk._flagged_text(text)
         assert flagged is not None
         assert bulk._flagged(got[0]) <= flagged
+
+
+def test_a_hinted_key_takes_the_walk_only_over_a_string_value(
+    pair: tuple[Scrubber, Scrubber],
+) -> None:
+    """``_flagged_text`` leaves an event to the walk for a key ``_field_kind`` gives a kind
+    only when its value is a string (``_keyed`` scans that value whatever the prefilter
+    says); over a number, an object or a list, and for a hinted value, it flags from the text.
+    Every case as the hook scrubs it."""
+    from trace_ingest.importers import orjson_exact
+
+    hook, bulk = pair
+    token = "ghp_R8s2kLq9ZxW4mN7pT1vY3bC6dF0hJ5gE2aQu"
+    to_walk = [
+        {"currentTokens": "12345678"},
+        {"password": "hunter2hunter2"},
+        {"a": [{"api_key": "Zq8RkLmT3vYp9WcX2sNd"}]},
+        {"authToken": "abc"},  # too short for _keyed: the walk anyway
+    ]
+    from_text = [
+        {"currentTokens": 1234, "limit": 5},
+        {"password": {"value": "x", "n": [1, 2]}},
+        {"secret_key": [token, "plain"]},
+        {"cmd": "pwd && ls -la", "note": "the password is hunter2hunter2"},
+        {"inner": '{"password": "hunter2hunter2", "token": "' + token + '"}'},
+        {"authToken": None, "x": token},
+        {"cookie": True, "k": "key"},
+    ]
+    for body in to_walk + from_text:
+        text = orjson_exact.dumps(body)
+        assert text is not None
+        _event_agrees_with_hook(hook, bulk, body, text)
+        if bulk._hs_flag is None:  # the automaton: the walk flags
+            continue
+        flagged = bulk._flagged_text(text)
+        assert (flagged is None) == (body in to_walk), body
+        got = bulk._strings_of(body)
+        assert got is not None
+        if flagged is not None:
+            assert bulk._flagged(got[0]) <= flagged
