@@ -64,6 +64,7 @@ from trace_ingest.scrub_rules import (
     _lower_same_length,
     _placeholder,
     _upper_snake,
+    _value_kind,
     builtin_rules,
     entropy,
     lazy_builtin_rules,
@@ -842,6 +843,10 @@ class Scrubber:
             _merge(counts, sub)
             return direct
         stripped = value.strip()
+        if kind == 3:  # SecretArn, passwordRef: is the value the identifier its suffix names?
+            kind = _value_kind(key, stripped)
+            if not kind:
+                return value
         if (
             kind == 2
             and stripped[:1] not in ("{", "[")

@@ -904,9 +904,11 @@ def _cookie_finder(text: str, low: str) -> Iterator[Span]:
 
 
 _DOTENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CREDENTIAL", "AUTH")
+# identifier endings: the value is kept when it has the shape the ending names
+# (``_shape_fits``; docs/scrubbing.md, "Identifier suffixes")
 _DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG",
                 "_IDS", "_NAMES", "_ARN", "_REF", "_URI", "_HASH", "_SHA", "_DIGEST", "_CHECKSUM",
-                "_FINGERPRINT", "_VERSION")  # fmt: skip
+                "_FINGERPRINT", "_VERSION", "_ARNS", "_REFS", "_URIS", "_URLS")  # fmt: skip
 _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s\"'\\]{6,}+)")
 _LINE_WINDOW = 160  # indentation + "export " + a 128-character name
 
@@ -947,9 +949,9 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
                 continue
             pos = max(pos, m.end())
             name = m.group(1)
-            if name.endswith(_DOTENV_SKIP):
-                continue
             value = m.group(2)
+            if name.endswith(_DOTENV_SKIP) and _shape_fits(_suffix_split(name.lower())[0], value):
+                continue  # DB_SECRET_ARN=arn:…; not AWS_SECRET_ACCESS_KEY_ARN=<40 base64>
             passwordish = "PASSW" in name or "PWD" in name or "SECRET" in name
             if _placeholder(value, identifiers=not passwordish):
                 continue
@@ -1673,22 +1675,30 @@ _GEN_EXCLUDE = (
 )  # fmt: skip
 
 
-def _key_excluded(key: str) -> bool:
-    """A name about a secret, or an identifier/counter/hash field, not a secret itself.
-    Memoized: the same few names recur all through a text."""
+_GEN_ID_ENDS = ("id", "ids", "name", "names", "ref", "refs", "uri", "uris", "sha")
+
+
+def _key_exclusion(key: str) -> str:
+    """Whether a name is about a secret, or an identifier/counter/hash field, not a secret
+    itself: ``""`` no, ``"*"`` yes (``next_token``, ``key_hash_algorithm``), or the shape
+    its value must have for the name to count (``"arn"`` for ``secret_key_arn``: excluded
+    only by its identifier suffix, ``_SHAPE_SUFFIXES``). Memoized: the same few names recur
+    all through a text."""
     found = _EXCLUDED_CACHE.get(key)
     if found is None:
         norm = key.replace("-", "_").strip("_.$")
-        found = _excluded_part(norm) or norm.endswith(
-            ("id", "ids", "name", "names", "ref", "refs", "uri", "uris", "sha")
-        )
+        shape, stem = _suffix_split(norm)
+        if shape:
+            found = "*" if _excluded_part(stem) or stem.endswith(_GEN_ID_ENDS) else shape
+        else:
+            found = "*" if _excluded_part(norm) or norm.endswith(_GEN_ID_ENDS) else ""
         if len(_EXCLUDED_CACHE) > 4096:
             _EXCLUDED_CACHE.clear()
         _EXCLUDED_CACHE[key] = found
     return found
 
 
-_EXCLUDED_CACHE: dict[str, bool] = {}
+_EXCLUDED_CACHE: dict[str, str] = {}
 
 
 def _excluded_part(norm: str) -> bool:
@@ -1810,7 +1820,10 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         while j < m.end() and subject[j] in _KEY_CHARS and subject[j] != "$":
             j += 1  # the rest of the name (``token_value``), not the operator or a type
         key = subject[k:j].rstrip(".-")
-        if _key_excluded(key) or (k > 0 and subject[k - 1] == ":"):
+        excluded = _key_exclusion(key)
+        if excluded == "*" or (excluded and _shape_fits(excluded, value)):
+            continue  # next_token, key_hash = <sha256>, secret_arn = arn:…
+        if k > 0 and subject[k - 1] == ":":
             continue  # AWS::IAM::AccessKey, arn:…:secret:Name-a1b2c3: a qualified name
         maven = "." in subject[k:i] and m.group(0).rstrip().endswith(":")
         if maven and end < n and text[end : end + 1] == ":":
@@ -1897,6 +1910,179 @@ def _generic_ok(value: str) -> bool:
 
 # names that end in an identifier word: the value points at a secret, it is not one
 _ID_ENDS = ("id", "ids", "arn", "arns", "ref", "refs", "uri", "uris")
+
+
+# ----------------------------------------------------------------------- identifier suffixes
+# A name ending in an identifier word (``*_ARN``, ``passwordRef``, ``token_hash``) points at
+# a secret or describes one, so its value is kept, but only when the value has the shape the
+# word names: ``AWS_SECRET_ACCESS_KEY_ARN=<40 base64>`` is a secret under a borrowed suffix
+# and is judged by the ordinary rules. The table (longest suffix first where one ends
+# another) is docs/scrubbing.md's "Identifier suffixes" table.
+_SHAPE_SUFFIXES = (
+    ("fingerprint", "digest"), ("checksum", "digest"), ("digest", "digest"),
+    ("sha256", "digest"), ("sha512", "digest"), ("sha1", "digest"), ("md5", "digest"),
+    ("hash", "digest"), ("sha", "digest"), ("version", "version"),
+    ("arns", "arn"), ("arn", "arn"), ("uris", "uri"), ("uri", "uri"), ("urls", "uri"),
+    ("url", "uri"), ("path", "path"), ("file", "path"), ("dir", "path"), ("refs", "ref"),
+    ("ref", "ref"), ("ids", "id"), ("id", "id"), ("names", "name"), ("name", "name"),
+    ("type", "name"), ("header", "name"), ("alg", "name"),
+)  # fmt: skip
+_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
+_DIGEST_HEX = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
+# base64 of 16, 20, 32, 48 and 64 bytes: padded length -> padding, unpadded lengths
+_DIGEST_B64_PADDED = {24: 2, 28: 1, 44: 1, 64: 0, 88: 2}
+_DIGEST_B64_BARE = frozenset((22, 27, 43, 64, 86))
+_DIGEST_ALGS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3-256", "sha3-512",
+                "blake2b", "blake2s", "blake3", "crc32", "xxh64", "xxh3")  # fmt: skip
+# characters of ids and names; a value with any other (``! # + = % ~ *``) is not one
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:@|/ ")
+_ID_SEPARATORS = str.maketrans("-_.:@|/", "       ")
+
+
+def _suffix_split(norm: str) -> tuple[str, str]:
+    """(shape, stem) of a lower-case name ending in an identifier word (``secret_key_arn`` ->
+    ``("arn", "secret_key")``), or ``("", norm)``."""
+    for suffix, shape in _SHAPE_SUFFIXES:
+        if norm.endswith(suffix):
+            return shape, norm[: len(norm) - len(suffix)].rstrip("_-.$")
+    return "", norm
+
+
+def _shape_fits(shape: str, value: str) -> bool:
+    """Whether ``value`` has the shape an identifier suffix names (``_SHAPE_SUFFIXES``); a
+    list (``a,b``, for ``*_ids``/``*Arns``) fits when every item does."""
+    v = value.strip("\"'` ")
+    if "," in v:
+        return all(_shape_fits(shape, p) for p in v.split(",") if p.strip())
+    if not v:
+        return True
+    if shape == "arn":  # also a mistyped one (``aarn:aws:…`` in the AWS examples)
+        return v.startswith("arn:") or (v.count(":") >= 5 and _id_shape(v, 20))
+    if shape == "digest":
+        return _digest_shape(v)
+    if shape == "version":
+        return _version_shape(v)
+    if shape == "uri":
+        return _uri_shape(v)
+    if shape == "path":
+        return _path_shape(v)
+    if shape == "ref":
+        return _ref_shape(v)
+    return _id_shape(v, 32 if shape == "id" else 20)
+
+
+def _digest_shape(v: str) -> bool:
+    """Hex of a digest length or a short git sha (7–12), colon-separated hex pairs (a key
+    fingerprint), ``sha256:…``/``sha512-…`` (SRI)/``SHA256:…`` (OpenSSH), base64 of a digest
+    length with its padding, or a decimal checksum."""
+    n = len(v)
+    if all(c in _HEX_CHARS for c in v):
+        return n in _DIGEST_HEX or 7 <= n <= 12
+    if v.isdigit():
+        return n <= 20
+    if ":" in v and all(len(p) == 2 for p in v.split(":")):
+        return all(c in _HEX_CHARS for c in v.replace(":", ""))
+    low = v.lower()
+    for alg in _DIGEST_ALGS:
+        if low.startswith(alg) and v[len(alg) : len(alg) + 1] in (":", "-", "=", "$"):
+            body = v[len(alg) + 1 :]
+            return len(body) >= 16 and all(c in _B64_CHARS for c in body)
+    return _digest_b64(v)
+
+
+def _digest_b64(v: str) -> bool:
+    if not all(c in _B64_CHARS for c in v):
+        return False
+    body = v.rstrip("=")
+    pad = len(v) - len(body)
+    if pad:
+        return _DIGEST_B64_PADDED.get(len(v)) == pad and "=" not in body
+    return len(v) in _DIGEST_B64_BARE
+
+
+def _version_shape(v: str) -> bool:
+    """``1.2.3``, ``v2``, ``7``, ``latest``/``AWSCURRENT`` (a word of up to 16 letters), a
+    date, a UUID or 32/40 hex (AWS, Key Vault and git version ids)."""
+    core = v[1:] if v[:1] in "vV" else v
+    if core.isdigit() or _version(core) or _date(v) or _uuid(v):
+        return True
+    if v.isalpha():
+        return len(v) <= 16
+    return len(v) in (32, 40) and all(c in _HEX_CHARS for c in v)
+
+
+def _uri_shape(v: str) -> bool:
+    """A scheme (``https://…``, ``urn:…``, ``mailto:…``), a path, or a host name with an
+    optional port and path (``redis.internal:6379``, ``localhost:8080``)."""
+    head, colon, rest = v.partition(":")
+    scheme = len(head) >= 2 and head[0].isalpha() and head.isascii()
+    if colon and rest and scheme and all(c.islower() or c.isdigit() or c in "+.-" for c in head):
+        return not rest.startswith(":")  # not a key of two halves (``abc::def``)
+    if _path_start(v):
+        return True
+    host = v.split("/", 1)[0].split(":", 1)[0]
+    labels = host.split(".")
+    if host != "localhost" and (len(labels) < 2 or not labels[-1].isalpha()):
+        return False
+    return all(lab and all(c.islower() or c.isdigit() or c == "-" for c in lab) for lab in labels)
+
+
+def _path_start(v: str) -> bool:
+    """An absolute, relative, home or Windows path whose parts are not random runs (a
+    base64 key can begin with ``/``)."""
+    if v.startswith(("./", "../", "~/", "~\\", "\\\\", ".\\")):
+        return True
+    drive = len(v) > 2 and v[0].isalpha() and v[1] == ":" and v[2] in "\\/"
+    if not (drive or v.startswith("/")):
+        return False
+    return "+" not in v and "=" not in v and not _random_part(v, 12)
+
+
+def _path_shape(v: str) -> bool:
+    """A path (``_path_start``), a file name (``key.pem``, ``certs/db.json``), or a
+    relative path or name of plain parts (``secrets/prod``, ``id_rsa``)."""
+    if _path_start(v) or _file_name(v.replace("\\", "/").rsplit("/", 1)[-1]):
+        return True
+    return all(c in _ID_CHARS for c in v) and not _random_part(v, 12)
+
+
+def _ref_shape(v: str) -> bool:
+    """A reference to where a secret lives: a scheme (``vault:…``, ``op://…``, ``ref+…``,
+    ``https://…``), a secret-manager or git path (``projects/…/secrets/…``,
+    ``refs/heads/main``, ``prod/app/db``), a git sha, a version, or a name."""
+    if _uri_shape(v) or _resource_path(v) or _version(v) or v.startswith("ref+"):
+        return True
+    if all(c in _HEX_CHARS for c in v) and 7 <= len(v) <= 64:
+        return True
+    return _id_shape(v, 20)
+
+
+def _id_shape(v: str, longest: int) -> bool:
+    """An id or a name: a UUID or an ARN; else only id characters (letters, digits, ``-_.:@|/``
+    and spaces), and no random-looking part (upper case, lower case and digits changing
+    often) longer than ``longest`` characters (12 when the value has a ``/``: a base64 key
+    without ``+``). Numbers, slugs (``kv-prod-weu-01``), CamelCase names
+    (``FirewallPoliciesV2``), ``K8S_CRED``, e-mail addresses and short random ids (nanoid,
+    Okta, Auth0 client ids of 32) fit; ``Xk92!mQz7#pLw0`` and 40 random base64 do not."""
+    if _uuid(v) or v.startswith("arn:"):
+        return True
+    if not all(c in _ID_CHARS or (ord(c) > 127 and c.isalpha()) for c in v):
+        return False
+    return not _random_part(v, 12 if "/" in v else longest)
+
+
+def _random_part(v: str, longest: int) -> bool:
+    """A part between separators longer than ``longest`` that mixes upper case, lower case
+    and digits, changing class at least every 2.5 characters (random base62 changes about
+    every 1.6; CamelCase words with a digit, ``FirewallPoliciesV2``, every 3.6)."""
+    for part in v.translate(_ID_SEPARATORS).split():
+        mixed = not part.isupper() and not part.islower() and not part.isalpha()
+        if len(part) > longest and mixed and _class_changes(part) * 5 >= len(part) * 2:
+            return True
+    return False
+
+
 _QUOTED_PW = _Lazy(
     r"((?:passw(?:or)?d|pwd|passphrase|secret|pass(?![a-z])|(?:user|basic|http|proxy)_?auth"
     r"(?![a-z]))[\w.-]{0,20}+)(?:\\?[\"'`])?(?:[ \t]++(?:string|str|&str))?[ \t]{0,40}+"
@@ -1966,12 +2152,12 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
     subject = low if len(low) == len(text) else _lower_same_length(text)
     for m in prefixed_finditer(_QUOTED_PW, subject):
         name = m.group(1)
-        if name not in _PW_NAMES_OK and (
-            any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS)
-        ):
-            continue  # password_file, secret_name, pwd_hint, SecretArn, passwordRef: about one
         start, end = m.span(3)
         value = text[start:end]
+        if name not in _PW_NAMES_OK:
+            excluded = _pw_exclusion(name)
+            if excluded == "*" or (excluded and _shape_fits(excluded, value)):
+                continue  # password_hint, secret_name = "db-prod", passwordRef = "vault:…"
         k = m.start()
         while k > 0 and subject[k - 1] in _KEY_CHARS and subject[k - 1] not in ".$":
             k -= 1  # the whole name: AWS::MSK::BatchScramSecret, not just "secret"
@@ -1985,6 +2171,14 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
                 continue
         if not _placeholder(value.strip(), identifiers=False):
             yield start, end
+
+
+def _pw_exclusion(name: str) -> str:
+    """``_key_exclusion`` for a quoted password's name (``_PW_EXCLUDE``, ``_ID_ENDS``)."""
+    shape, stem = _suffix_split(name)
+    if not shape:
+        return "*" if any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS) else ""
+    return "*" if any(x in stem for x in _PW_EXCLUDE) or stem.endswith(_ID_ENDS) else shape
 
 
 _CLI = _Lazy(
@@ -2350,13 +2544,28 @@ _KEY_HINTS = ("key", "token", "secret", "passw", "pwd", "credential", "auth", "c
 
 
 def _field_kind(key: str) -> int:
-    """0: ordinary key; 1: key worth scanning with its value; 2: value is wholly a secret."""
+    """0: ordinary key; 1: key worth scanning with its value; 2: value is wholly a secret;
+    3: a secret key with an identifier suffix (``SecretArn``, ``passwordRef``, ``key_hash``),
+    whose value counts only when it does not have the suffix's shape (``_value_kind``)."""
     low = key.lower()
     if not any(h in low for h in _KEY_HINTS):
         return 0
     norm = low.replace("-", "_").strip("_ \"'")
-    if _excluded_part(norm):
-        return 0  # next_token, max_tokens, token_type, key_path, ChangeToken, key_hash, ...
-    if norm.endswith(_ID_ENDS):
-        return 0  # credentialsId, KeyId, SecretArn, passwordRef, tokenUri: identifiers
+    shape, stem = _suffix_split(norm)
+    if shape:  # credentialsId, SecretArn, passwordRef, tokenUri, key_hash: when it fits
+        if _excluded_part(stem) or stem.endswith(_ID_ENDS):
+            return 0  # next_token_id, max_tokens_type: not about a secret at all
+        return 3 if any(h in stem for h in _KEY_HINTS) else 0
+    if _excluded_part(norm) or norm.endswith(_ID_ENDS):
+        return 0  # next_token, max_tokens, ChangeToken, key_hash_algorithm
     return 2 if norm.endswith(_FIELD_SUFFIXES) else 1
+
+
+def _value_kind(key: str, value: str) -> int:
+    """The kind of a kind-3 key (``_field_kind``) for this value: 0 when the value has the
+    shape the key's suffix names (``SecretArn``: ``arn:…``), else the kind of the key
+    without its suffix (``dbPasswordRef`` = ``Xk92!…``: a password)."""
+    shape, stem = _suffix_split(key.lower().replace("-", "_").strip("_ \"'"))
+    if _shape_fits(shape, value):
+        return 0
+    return 2 if stem.endswith(_FIELD_SUFFIXES) else 1

@@ -264,15 +264,16 @@ def test_references_to_a_secret_store_and_url_hash_paging_names(scrubber: Scrubb
 
 def test_identifier_suffixes_in_env_and_quoted_names(scrubber: Scrubber) -> None:
     # NAME=value lines and quoted password names ending in an identifier word (arn, ref,
-    # uri, hash, sha, digest, fingerprint, version): they point at a secret or describe one
+    # uri, hash, sha, digest, fingerprint, version): they point at a secret or describe one,
+    # when the value has the word's shape (an ARN under *_ARN, a URL under *_URI)
     sha = "".join(RNG.choice("0123456789abcdef") for _ in range(40))
     for text in (
         f"TOKEN_HASH={sha}",
         f"SECRET_VERSION={sha}",
         f"KEY_FINGERPRINT={sha}",
         "PASSWORD_REF=kv-prod-weu-01",
-        "DB_SECRET_ARN=kv-prod-weu-01",
-        "OAUTH_TOKEN_URI=kv-prod-weu-01",
+        "DB_SECRET_ARN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:kv-prod",
+        "OAUTH_TOKEN_URI=https://kv-prod-weu-01.vault.azure.net/",
         'passwordRef = "kv-prod-weu-01"',
         f'"secretRef": "{sha}"',
         f"password_secret_ref: {sha}",
@@ -287,3 +288,109 @@ def test_identifier_suffixes_in_env_and_quoted_names(scrubber: Scrubber) -> None
         f'"dbPasswordSecret": "{secret}"',
     ):
         gone(scrubber, text, secret)
+
+
+# Identifier suffixes are trusted only with the value shape they name (_SHAPE_SUFFIXES,
+# docs/scrubbing.md "Identifier suffixes"): suffix -> values that fit it.
+def _hex(n: int) -> str:
+    return "".join(RNG.choice("0123456789abcdef") for _ in range(n))
+
+
+def _uuid4() -> str:
+    return f"{_hex(8)}-{_hex(4)}-4{_hex(3)}-a{_hex(3)}-{_hex(12)}"
+
+
+def _b64(n: int) -> str:
+    return "".join(RNG.choice(A62 + "+/") for _ in range(n))
+
+
+FITTING: dict[str, list[str]] = {
+    "ARN": ["arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-" + _mixed(RNG, A62, 6)],
+    "ARNS": ["arn:aws:kms:us-east-1:123456789012:key/" + _uuid4()],
+    "URI": ["https://oauth2.googleapis.com/token", "urn:ietf:params:oauth:grant-type:jwt-bearer"],
+    "URL": ["https://vault.internal:8200/v1/secret/data/app", "redis.internal:6379"],
+    "PATH": ["/run/secrets/db_password", "~/.aws/credentials", "C:\\keys\\prod.pfx"],
+    "FILE": ["secrets/db.json", "service-account.json", "./certs/tls.key"],
+    "DIR": ["/etc/ssl/private", "certs"],
+    "HASH": [_hex(64), "sha256:" + _hex(64), _b64(43) + "="],
+    "SHA": [_hex(40), _hex(7)],
+    "DIGEST": ["sha256:" + _hex(64), _hex(32)],
+    "CHECKSUM": ["sha512-" + _b64(86) + "==", "3735928559"],
+    "FINGERPRINT": [":".join(_hex(2) for _ in range(16)), "SHA256:" + _b64(43)],
+    "REF": [
+        "projects/123456789/secrets/db-password/versions/latest",
+        "vault:secret/data/app#password",
+        "op://Private/db/password",
+        "refs/heads/main",
+        "kv-prod-weu-01",
+    ],
+    "VERSION": ["3", "v1.2.3", "latest", "AWSCURRENT", _hex(32)],
+    "ID": [_uuid4(), "123456789012", "kv-prod-weu-01", "K8S_CRED", _mixed(RNG, A62, 20)],
+    "IDS": [_uuid4() + "," + _uuid4()],
+    "NAME": ["prod-db-password", "MyDatabaseSecret", "OPENAI_API_KEY"],
+    "NAMES": ["db-password"],
+    "TYPE": ["service_account", "Bearer", "SecureString"],
+    "HEADER": ["X-Api-Key", "Authorization"],
+    "ALG": ["HS256", "RS512"],
+}
+STEMS = ("DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "API_TOKEN")
+
+
+def _forms(name: str) -> dict[str, str]:
+    """One NAME=value in each syntax the scrubber reads (``{v}``: the value)."""
+    low = name.lower()
+    words = low.split("_")
+    camel = words[0] + "".join(w.capitalize() for w in words[1:])
+    return {
+        "dotenv": name + "={v}",
+        "export": "export " + name + "={v}",
+        "json": '{{"' + camel + '": "{v}"}}',
+        "yaml": low + ": {v}",
+        "assignment": low + ' = "{v}"',
+    }
+
+
+def _secrets() -> list[str]:
+    # an AWS-secret-shaped key (40 base64 with "/" and "+") and a password with symbols;
+    # not one the ordinary rules keep under any name: "/a/b" (a path), "xxx" (a placeholder)
+    while True:
+        aws = _mixed(RNG, A62 + "+/", 40)
+        password = _mixed(RNG, A62, 12) + "!" + _mixed(RNG, A62, 3) + "#"
+        shaped = "+" in aws and "/" in aws[1:] and aws[0] != "/"
+        if shaped and "xxx" not in (aws + password).lower():
+            return [aws, password]
+
+
+@pytest.mark.parametrize("suffix", sorted(FITTING))
+def test_identifier_suffix_trusted_only_with_its_shape(scrubber: Scrubber, suffix: str) -> None:
+    # AWS_SECRET_ACCESS_KEY_ARN=<40 base64>, DB_PASSWORD_REF=Xk92!…: a secret under a
+    # borrowed identifier suffix is judged by the ordinary rules; an ARN, a URL, a hash… is
+    # kept (a Windows path only where the syntax quotes it: JSON text escapes its "\")
+    for stem in STEMS:
+        name = f"{stem}_{suffix}"
+        for form, template in _forms(name).items():
+            for value in FITTING[suffix]:
+                if "\\" not in value or form == "assignment":
+                    kept(scrubber, template.format(v=value))
+            for secret in _secrets():
+                gone(scrubber, template.format(v=secret), secret)
+        # the same key and value in a JSON object the hook walks (not text)
+        key = next(iter(json.loads(_forms(name)["json"].format(v="x"))))
+        for value in FITTING[suffix]:
+            assert scrubber.scrub_value({key: value}) == ({key: value}, {}), (key, value)
+        for secret in _secrets():
+            out, counts = scrubber.scrub_value({key: secret})
+            assert counts and secret not in json.dumps(out), (key, secret, out)
+
+
+def test_issue_examples_of_borrowed_suffixes(scrubber: Scrubber) -> None:
+    aws = _glued("wJalrXUtnFEMI/K7MDENG+", _mixed(RNG, A62, 17))
+    gone(scrubber, f"AWS_SECRET_ACCESS_KEY_ARN={aws}", aws)
+    password = _glued("Xk92!", "mQz7#pLw0")
+    gone(scrubber, f"DB_PASSWORD_REF={password}", password)
+    gone(scrubber, f'"dbPasswordRef": "{password}"', password)
+    out, counts = scrubber.scrub_value({"dbPasswordRef": password})
+    assert counts and password not in json.dumps(out)
+    # names that are not about a secret at all stay excluded whatever the value
+    kept(scrubber, f'"NextTokenId": "{aws}"')
+    kept(scrubber, f'password_hint_name = "{password}"')
