@@ -528,3 +528,19 @@ def test_a2b_short_is_binascii() -> None:
         sys.modules["binascii"] = saved
         _A2B_LEFT[0] = left
     assert _a2b_short("abcd") is None  # binascii loaded: the C decoder
+
+
+def test_byte_tables_are_their_definitions() -> None:
+    """The translate tables built without a 256-step generator (a fresh hook process built
+    them at import) are the ones their comments define."""
+    from trace_ingest import scrub as s
+
+    token = bytes(
+        0 if chr(b).isspace() or chr(b) in "\"'`<>()[]{},;\\" or b > 127 else 1 for b in range(256)
+    )
+    b64 = bytes(
+        1 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/_-") else 0 for b in range(256)
+    )
+    high = bytes.maketrans(s._B64_ALPHABET, bytes(48 + (v >> 3) for v in range(64)))
+    low = bytes.maketrans(s._B64_ALPHABET, bytes(48 + (v & 7) for v in range(64)))
+    assert (token, b64, high, low) == (s._TOKEN_TABLE, s._B64_TABLE, s._B64_HIGH, s._B64_LOW)
