@@ -1687,11 +1687,13 @@ def _key_exclusion(key: str) -> str:
     found = _EXCLUDED_CACHE.get(key)
     if found is None:
         norm = key.replace("-", "_").strip("_.$")
-        shape, stem = _suffix_split(norm)
-        if shape:
-            found = "*" if _excluded_part(stem) or stem.endswith(_GEN_ID_ENDS) else shape
-        else:
-            found = "*" if _excluded_part(norm) or norm.endswith(_GEN_ID_ENDS) else ""
+        found = ""
+        if _excluded_part(norm) or norm.endswith(_GEN_ID_ENDS):
+            # a suffix only narrows an exclusion the name has anyway: ``api_token_dir`` and
+            # ``…_alg`` were never excluded here and stay judged by the ordinary rules
+            shape, stem = _suffix_split(norm)
+            ok = shape and not (_excluded_part(stem) or stem.endswith(_GEN_ID_ENDS))
+            found = shape if ok else "*"
         if len(_EXCLUDED_CACHE) > 4096:
             _EXCLUDED_CACHE.clear()
         _EXCLUDED_CACHE[key] = found
@@ -2175,9 +2177,11 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
 
 def _pw_exclusion(name: str) -> str:
     """``_key_exclusion`` for a quoted password's name (``_PW_EXCLUDE``, ``_ID_ENDS``)."""
+    if not (any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS)):
+        return ""  # db_password_sha, password_dir: never excluded, a suffix does not start it
     shape, stem = _suffix_split(name)
     if not shape:
-        return "*" if any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS) else ""
+        return "*"
     return "*" if any(x in stem for x in _PW_EXCLUDE) or stem.endswith(_ID_ENDS) else shape
 
 
@@ -2551,14 +2555,14 @@ def _field_kind(key: str) -> int:
     if not any(h in low for h in _KEY_HINTS):
         return 0
     norm = low.replace("-", "_").strip("_ \"'")
+    if not (_excluded_part(norm) or norm.endswith(_ID_ENDS)):
+        return 2 if norm.endswith(_FIELD_SUFFIXES) else 1  # apiTokenAlg: no exclusion to narrow
     shape, stem = _suffix_split(norm)
     if shape:  # credentialsId, SecretArn, passwordRef, tokenUri, key_hash: when it fits
         if _excluded_part(stem) or stem.endswith(_ID_ENDS):
             return 0  # next_token_id, max_tokens_type: not about a secret at all
         return 3 if any(h in stem for h in _KEY_HINTS) else 0
-    if _excluded_part(norm) or norm.endswith(_ID_ENDS):
-        return 0  # next_token, max_tokens, ChangeToken, key_hash_algorithm
-    return 2 if norm.endswith(_FIELD_SUFFIXES) else 1
+    return 0  # next_token, max_tokens, ChangeToken, key_hash_algorithm
 
 
 def _value_kind(key: str, value: str) -> int:

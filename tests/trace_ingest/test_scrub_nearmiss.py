@@ -334,6 +334,9 @@ FITTING: dict[str, list[str]] = {
     "ALG": ["HS256", "RS512"],
 }
 STEMS = ("DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "API_TOKEN")
+# suffixes the quoted-password filter never excluded: a suffix narrows an exclusion a name
+# has, it does not start one (test_suffix_starts_no_exclusion)
+NOT_EXCLUDED_PW = frozenset(("ALG", "DIR", "SHA"))
 
 
 def _forms(name: str) -> dict[str, str]:
@@ -370,6 +373,9 @@ def test_identifier_suffix_trusted_only_with_its_shape(scrubber: Scrubber, suffi
         name = f"{stem}_{suffix}"
         for form, template in _forms(name).items():
             for value in FITTING[suffix]:
+                quoted = form in ("json", "assignment")
+                if quoted and stem != "API_TOKEN" and suffix in NOT_EXCLUDED_PW:
+                    continue  # a quoted password's name the filter never excluded (below)
                 if "\\" not in value or form == "assignment":
                     kept(scrubber, template.format(v=value))
             for secret in _secrets():
@@ -394,3 +400,23 @@ def test_issue_examples_of_borrowed_suffixes(scrubber: Scrubber) -> None:
     # names that are not about a secret at all stay excluded whatever the value
     kept(scrubber, f'"NextTokenId": "{aws}"')
     kept(scrubber, f'password_hint_name = "{password}"')
+
+
+def _lower_random(n: int) -> str:
+    return "".join(RNG.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(n))
+
+
+def test_suffix_starts_no_exclusion(scrubber: Scrubber) -> None:
+    # Names ending in dir, alg (any rule) or sha (quoted passwords) were never excluded: a
+    # secret under them was redacted before the shape checks, and must still be, though it
+    # has the shape of a path, a name or a digest (40 lower-case letters and digits, 64 hex)
+    for secret in (_lower_random(40), "".join(RNG.choice("0123456789abcdef") for _ in range(64))):
+        for stem in STEMS:
+            for suffix in ("DIR", "ALG"):
+                for template in _forms(f"{stem}_{suffix}").values():
+                    gone(scrubber, template.format(v=secret), secret)
+                key = next(iter(json.loads(_forms(f"{stem}_{suffix}")["json"].format(v="x"))))
+                out, counts = scrubber.scrub_value({key: secret})
+                assert counts and secret not in json.dumps(out), (key, secret, out)
+        for text in (f'db_password_sha = "{secret}"', f'{{"dbPasswordSha": "{secret}"}}'):
+            gone(scrubber, text, secret)
