@@ -115,6 +115,16 @@ def _id_text(parts: tuple[object, ...]) -> bytes:
             texts.append(fastjson.dumps_str(part))  # type: ignore[arg-type]
         elif kind is int:
             texts.append(int.__repr__(part))
+        elif kind is tuple and all(type(x) is str or type(x) is int for x in part):  # type: ignore[attr-defined]
+            # an importer's (what, record id) pair: the encoder's compact array, without it
+            texts.append(
+                "["
+                + ",".join(
+                    fastjson.dumps_str(x) if type(x) is str else int.__repr__(x)
+                    for x in part  # type: ignore[attr-defined]
+                )
+                + "]"
+            )
         else:
             texts.append(fastjson.dumps(part, default=str, sort_keys=True))
     texts.append("")

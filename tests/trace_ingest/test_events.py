@@ -52,3 +52,23 @@ def test_event_id_is_stable() -> None:
         id_parts=("u1", 3),
     )
     assert ev["id"] == "86ab8c41e99dc0ca175f09ccef92192b"
+
+
+def test_id_parts_of_strings_and_integers_hash_as_the_encoder_writes_them() -> None:
+    """``_id_text`` writes a tuple of strings and integers itself; every part, that short cut
+    or not, is the JSON text ``fastjson.dumps(part, default=str, sort_keys=True)`` gives, so
+    event ids do not change."""
+    import random
+
+    from trace_ingest import fastjson
+    from trace_ingest.events import _id_text
+
+    rng = random.Random(4)
+    pieces: list[object] = ["", "guide", "é \u2028 \x00 \"q\" \\\\", "\ud800", 0, -7, 1 << 70, True]
+    parts: list[object] = [
+        tuple(rng.choice(pieces) for _ in range(rng.randrange(4))) for _ in range(500)
+    ]
+    parts += [("guide", ("nested", 1)), ["list", 1], ("f", 1.5), (None,), ()]
+    for part in parts:
+        want = fastjson.dumps(part, default=str, sort_keys=True) + "\x1f"
+        assert _id_text((part,)) == want.encode("utf-8", "surrogatepass"), part
