@@ -64,7 +64,7 @@ def test_id_parts_of_strings_and_integers_hash_as_the_encoder_writes_them() -> N
     from trace_ingest.events import _id_text
 
     rng = random.Random(4)
-    pieces: list[object] = ["", "guide", "é \u2028 \x00 \"q\" \\\\", "\ud800", 0, -7, 1 << 70, True]
+    pieces: list[object] = ["", "guide", 'é \u2028 \x00 "q" \\\\', "\ud800", 0, -7, 1 << 70, True]
     parts: list[object] = [
         tuple(rng.choice(pieces) for _ in range(rng.randrange(4))) for _ in range(500)
     ]
