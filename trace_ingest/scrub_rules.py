@@ -2020,7 +2020,12 @@ def _uri_shape(v: str) -> bool:
     head, colon, rest = v.partition(":")
     scheme = len(head) >= 2 and head[0].isalpha() and head.isascii()
     if colon and rest and scheme and all(c.islower() or c.isdigit() or c in "+.-" for c in head):
-        return not rest.startswith(":")  # not a key of two halves (``abc::def``)
+        if rest.startswith(("//", "/")):
+            return True  # https://…, file:/…: (a password in a URL is url-credentials' job)
+        # an opaque scheme (``urn:…``, ``vault:secret/app#password``, ``redis.internal:6379``)
+        # names something: what follows has an id's shape, or ``xk:<any secret>`` would pass
+        core = rest.split("#", 1)[0].split("?", 1)[0]
+        return bool(core) and not core.startswith(":") and _id_shape(core, 20)
     if _path_start(v):
         return True
     host = v.split("/", 1)[0].split(":", 1)[0]

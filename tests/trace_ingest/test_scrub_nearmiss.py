@@ -420,3 +420,16 @@ def test_suffix_starts_no_exclusion(scrubber: Scrubber) -> None:
                 assert counts and secret not in json.dumps(out), (key, secret, out)
         for text in (f'db_password_sha = "{secret}"', f'{{"dbPasswordSha": "{secret}"}}'):
             gone(scrubber, text, secret)
+
+
+def test_a_scheme_before_a_secret_is_not_a_uri(scrubber: Scrubber) -> None:
+    # "xk:" before a secret made any value a URI under *_URL, *_URI and *_REF names: an opaque
+    # scheme's rest must have an id's shape (urn:…, vault:…#password, host:port still do)
+    for secret in _secrets():
+        for name in ("DB_PASSWORD_REF", "AWS_SECRET_ACCESS_KEY_URL", "API_TOKEN_URI"):
+            for scheme in ("xk:", "ab:", "data:"):
+                for form, template in _forms(name).items():
+                    if form != "yaml":  # "key: xk:…" is kept under any name (ordinary rules)
+                        gone(scrubber, template.format(v=scheme + secret), secret)
+    for value in ("vault:secret/data/app#password", "redis.internal:6379/0", "mailto:ops@x.org"):
+        kept(scrubber, f"DB_PASSWORD_REF={value}")
