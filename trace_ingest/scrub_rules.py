@@ -2080,12 +2080,15 @@ def _id_shape(v: str, longest: int) -> bool:
 
 
 def _random_part(v: str, longest: int) -> bool:
-    """A part between separators longer than ``longest`` that mixes upper case, lower case
-    and digits, changing class at least every 2.5 characters (random base62 changes about
-    every 1.6; CamelCase words with a digit, ``FirewallPoliciesV2``, every 3.6)."""
+    """A part between separators longer than ``longest`` that mixes two of upper case, lower
+    case and digits, changing class at least every 2.5 characters (random base62 changes
+    about every 1.6, random lower-case letters and digits or hex about every 2.1;
+    CamelCase words with a digit, ``FirewallPoliciesV2``, every 3.6)."""
     for part in v.translate(_ID_SEPARATORS).split():
-        mixed = not part.isupper() and not part.islower() and not part.isalpha()
-        if len(part) > longest and mixed and _class_changes(part) * 5 >= len(part) * 2:
+        if len(part) <= longest:
+            continue
+        classes = (part.lower() != part) + (part.upper() != part) + (not part.isalpha())
+        if classes >= 2 and _class_changes(part) * 5 >= len(part) * 2:
             return True
     return False
 

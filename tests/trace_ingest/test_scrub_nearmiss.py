@@ -433,3 +433,17 @@ def test_a_scheme_before_a_secret_is_not_a_uri(scrubber: Scrubber) -> None:
                         gone(scrubber, template.format(v=scheme + secret), secret)
     for value in ("vault:secret/data/app#password", "redis.internal:6379/0", "mailto:ops@x.org"):
         kept(scrubber, f"DB_PASSWORD_REF={value}")
+
+
+def test_one_case_random_is_no_id(scrubber: Scrubber) -> None:
+    # a random part of one case and digits (40 lower-case alphanumerics, 64 hex) counted as an
+    # id or a name of any length: only parts mixing both cases and digits were random
+    lower = "".join(RNG.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(40))
+    hex64 = "".join(RNG.choice("0123456789abcdef") for _ in range(64))
+    for secret in (lower, lower.upper(), hex64):
+        for name in ("DB_PASSWORD_ID", "API_TOKEN_NAME", "AWS_SECRET_ACCESS_KEY_IDS"):
+            for template in _forms(name).values():
+                gone(scrubber, template.format(v=secret), secret)
+    gone(scrubber, f"DB_PASSWORD_REFS={lower}", lower)
+    for value in ("i-0abc123def4567890", "kv-prod-weu-01", "FirewallPoliciesV2", "K8S_CRED"):
+        kept(scrubber, f"DB_PASSWORD_ID={value}")
