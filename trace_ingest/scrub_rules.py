@@ -1971,6 +1971,8 @@ def _shape_fits(shape: str, value: str) -> bool:
         return _path_shape(v)
     if shape == "ref":
         return _ref_shape(v)
+    if shape == "id" and 7 <= len(v) <= 64 and all(c in _HEX_CHARS for c in v):
+        return True  # a hex id: GCP's private_key_id (40), Key Vault versions (32)
     return _id_shape(v, 32 if shape == "id" else 20)
 
 

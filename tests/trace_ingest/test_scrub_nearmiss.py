@@ -442,6 +442,8 @@ def test_one_case_random_is_no_id(scrubber: Scrubber) -> None:
     hex64 = "".join(RNG.choice("0123456789abcdef") for _ in range(64))
     for secret in (lower, lower.upper(), hex64):
         for name in ("DB_PASSWORD_ID", "API_TOKEN_NAME", "AWS_SECRET_ACCESS_KEY_IDS"):
+            if secret == hex64 and name.endswith(("_ID", "_IDS")):
+                continue  # hex of 7-64 is an id (GCP's private_key_id: test_context_vendors)
             for template in _forms(name).values():
                 gone(scrubber, template.format(v=secret), secret)
     gone(scrubber, f"DB_PASSWORD_REFS={lower}", lower)
