@@ -51,6 +51,7 @@ from trace_ingest.scrub_rules import (
     _PASSWORDISH,
     _PCT,
     _VENDORS,
+    ABSENT,
     KEY_BYTES,
     MIN_SCAN,
     PII_CATEGORIES,
@@ -277,9 +278,17 @@ class Scrubber:
                 # long text: the ``in`` test is the cheaper pass per character for the few
                 # dozen keywords of context rules; the token-format keywords (over a hundred)
                 # are looked for in the token runs only, by one trie pass when it is ready
+                absent: set[str] = set()
                 for kw, idxs in self._kw_full:
                     if kw in low:
                         hit.update(idxs)
+                    else:
+                        absent.add(kw)
+                # the context finders' key words are among these keywords: a finder skips
+                # those known absent instead of searching the whole string again for each
+                # (one reference stored: atomic, so another thread's scan never pairs its
+                # string with these keywords)
+                ABSENT[0] = (low, absent)
                 runs = low if short or not self._kw_token else _token_runs(low)
                 if not ready:
                     for kw, idxs in self._kw_token:
@@ -288,6 +297,7 @@ class Scrubber:
                 elif self._kw_token:
                     self._trie_hits(trie, tries[2], runs, hit)
         if not hit:
+            ABSENT[0] = None
             return []
         cands: list[tuple[int, int, int]] = []
         table = self._table
@@ -303,6 +313,7 @@ class Scrubber:
                 if value in allow or not rule.accept(value):
                     continue
                 cands.append((start, end, i))
+        ABSENT[0] = None  # no string kept alive past its scan
         if cands and "[redacted:" in low:
             tags = [m.span() for m in TAG_RE().finditer(text)]
             if tags:
@@ -913,7 +924,15 @@ def keyword_trie(words: tuple[str, ...]) -> str:
         if grouped:
             seq.append(tail)
         stack.extend(reversed(seq))
-    return f"(?=({''.join(out)}))" if out else "(?!)"
+    if not out:
+        return "(?!)"
+    # The lookahead alone enters the matcher at every position of the text; led by the class
+    # of the words' first characters (consumed, then looked back over), sre skips at C speed
+    # to the positions where a word can start. Each match consumes one character, so every
+    # position is still tried, and group 1 is the same longest word: 381 against 477 µs on
+    # the bench payload's 6.9 KB of token runs.
+    first = "".join("\\" + ch if ch in _RX_SPECIAL else ch for ch in sorted(root))
+    return f"[{first}](?<=(?=({''.join(out)}))(?s:.))"
 
 
 def prefix_words(words: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

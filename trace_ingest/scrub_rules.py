@@ -62,6 +62,18 @@ def _blake2b(data: bytes, key: bytes, digest_size: int, person: bytes = b"") -> 
 TAG_RE = _Lazy(r"\[REDACTED:[A-Za-z0-9_-]{1,64}:[0-9a-f]{12}\]")
 KEY_BYTES = 32
 MIN_SCAN = 6  # shorter strings cannot hold anything a rule matches
+# ``(low, absent)``: ``Scrubber._find``'s lowered string being scanned and the prefilter
+# keywords it tested absent there (``None`` between scans); a finder handed that very string
+# (``is``) skips the key words it knows are not in it rather than search it for each again
+ABSENT: list[tuple[str, set[str]] | None] = [None]
+
+
+def _absent_in(low: str) -> set[str] | tuple[()]:
+    """The prefilter keywords known not to occur in ``low`` (``ABSENT``), else none."""
+    seen = ABSENT[0]  # one read: another thread may store its own scan's pair meanwhile
+    return seen[1] if seen is not None and seen[0] is low else ()
+
+
 PII_CATEGORIES: tuple[str, ...] = ("email", "ip", "home_user")
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -904,6 +916,8 @@ def _cookie_finder(text: str, low: str) -> Iterator[Span]:
 
 
 _DOTENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CREDENTIAL", "AUTH")
+# each word's lowered form, or a prefix of it, that is a prefilter keyword (see ``ABSENT``)
+_DOTENV_GATES = ("key", "token", "secret", "pass", "pwd", "credential", "auth")
 # identifier endings: the value is kept when it has the shape the ending names
 # (``_shape_fits``; docs/scrubbing.md, "Identifier suffixes")
 _DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG",
@@ -921,7 +935,10 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
     """
     seen: dict[int, re.Match[str] | None] = {}
     rx = _DOTENV()
-    for word in _DOTENV_WORDS:
+    absent = _absent_in(low)
+    for word, gate in zip(_DOTENV_WORDS, _DOTENV_GATES, strict=True):
+        if gate in absent:
+            continue  # not in ``low``, so ``word`` (upper case) is not in ``text``
         pos = 0
         while True:
             i = text.find(word, pos)
@@ -1763,7 +1780,10 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
     n = len(text)
     tail = _GEN_TAIL()
     hits: dict[int, int] = {}  # key word start -> its end (-end - 2: a weak key)
+    absent = _absent_in(subject)
     for word in _GEN_WORDS:
+        if word in absent:
+            continue
         pos = 0
         while True:
             i = subject.find(word, pos)
