@@ -268,3 +268,48 @@ def test_the_hook_runs_the_rules_the_in_loop_chose(
     for text in _texts(rng, words):
         got, want = _hook_hits(s, text, monkeypatch), _naive_hits(s, text)
         assert got == want, (text[:80], sorted(s.rules[i].id for i in got ^ want))
+
+
+def test_the_finders_skip_only_key_words_that_are_absent(tmp_path: Any, monkeypatch: Any) -> None:
+    """The generic-assignment and dotenv finders skip the key words ``_find`` tested absent
+    in a long string (``scrub_rules.ABSENT``): with some of their words present, in either
+    case, the spans are those of the finders searching for every word."""
+    s = load_scrubber(str(tmp_path / "home"))
+    rng = random.Random("absent")
+    heads = [
+        "API_KEY=",
+        "export GH_TOKEN=",
+        "DB_PASSWORD=",
+        "client_secret: ",
+        "auth_token = '",
+        'pwd := "',
+        "CREDENTIALS=",
+        'var apiKey string = "',
+        "x-secret=",
+    ]
+    filler = ["lorem ipsum dolor\n", '{"path": "/usr/lib/x"}\n', "npm WARN deprecated\n", "ok\n"]
+    gated: list[int] = []
+    real = scrub_rules._absent_in
+
+    def spy(low: str) -> Any:
+        out = real(low)
+        gated.append(len(out))
+        return out
+
+    for _ in range(60):
+        parts: list[str] = []
+        while sum(map(len, parts)) < TOKEN_RUNS_FROM + 200:
+            if rng.random() < 0.05:
+                value = "".join(rng.choice("abcdefXYZ0123456789") for _ in range(24))
+                parts.append(rng.choice(heads) + value + "'\n")
+            else:
+                parts.append(rng.choice(filler))
+        text = "".join(parts)
+        monkeypatch.setattr(scrub_rules, "_absent_in", spy)
+        got = s.find(text)
+        monkeypatch.setattr(scrub_rules, "_absent_in", lambda low: ())
+        want = s.find(text)
+        monkeypatch.setattr(scrub_rules, "_absent_in", real)
+        assert got == want, text
+    assert any(gated), "the gate never had a keyword to skip"
+    assert scrub_rules.ABSENT[0] is None  # no string kept after its scan
