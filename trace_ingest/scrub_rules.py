@@ -2040,6 +2040,8 @@ def _uri_shape(v: str) -> bool:
     """A scheme (``https://…``, ``urn:…``, ``mailto:…``), a path, or a host name with an
     optional port and path (``redis.internal:6379``, ``localhost:8080``)."""
     head, colon, rest = v.partition(":")
+    # schemes and host names are case-insensitive (RFC 3986 3.1, 3.2.2): HTTP://LOCALHOST:3000
+    head = head.lower()
     scheme = len(head) >= 2 and head[0].isalpha() and head.isascii()
     if colon and rest and scheme and all(c.islower() or c.isdigit() or c in "+.-" for c in head):
         if rest.startswith(("//", "/")):
@@ -2050,7 +2052,7 @@ def _uri_shape(v: str) -> bool:
         return bool(core) and not core.startswith(":") and _id_shape(core, 20)
     if _path_start(v):
         return True
-    host = v.split("/", 1)[0].split(":", 1)[0]
+    host = v.split("/", 1)[0].split(":", 1)[0].lower()
     labels = host.split(".")
     if host != "localhost" and (len(labels) < 2 or not labels[-1].isalpha()):
         return False
@@ -2105,12 +2107,21 @@ def _random_part(v: str, longest: int) -> bool:
     """A part between separators longer than ``longest`` that mixes two of upper case, lower
     case and digits, changing class at least every 2.5 characters (random base62 changes
     about every 1.6, random lower-case letters and digits or hex about every 2.1;
-    CamelCase words with a digit, ``FirewallPoliciesV2``, every 3.6)."""
+    CamelCase words with a digit, ``FirewallPoliciesV2``, every 3.6). Letters of one case with
+    digits change class only about every 2.5 characters when random (base36: a digit is 10 of
+    36 characters), so half of them would pass that bar: there a digit run every 10 characters
+    or more (at least 3) is random; names of one case keep their digits together (``db01``)."""
     for part in v.translate(_ID_SEPARATORS).split():
         if len(part) <= longest:
             continue
-        classes = (part.lower() != part) + (part.upper() != part) + (not part.isalpha())
-        if classes >= 2 and _class_changes(part) * 5 >= len(part) * 2:
+        upper, lower = part.lower() != part, part.upper() != part
+        digits = not part.isalpha()
+        if upper + lower + digits < 2:
+            continue
+        changes = _class_changes(part)
+        if changes * 5 >= len(part) * 2:
+            return True
+        if digits and not (upper and lower) and changes * 5 >= max(len(part), 25):
             return True
     return False
 

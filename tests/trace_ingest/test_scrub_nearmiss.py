@@ -435,6 +435,17 @@ def test_a_scheme_before_a_secret_is_not_a_uri(scrubber: Scrubber) -> None:
         kept(scrubber, f"DB_PASSWORD_REF={value}")
 
 
+def test_upper_case_schemes_and_hosts_are_uris(scrubber: Scrubber) -> None:
+    # schemes and host names are case-insensitive (RFC 3986): an upper-cased URL under a *_URL
+    # name is a URL, not a secret; an upper-cased opaque scheme before a secret still is one
+    for value in ("HTTP://LOCALHOST:3000", "HTTPS://AUTH.EXAMPLE.COM/TOKEN", "REDIS.INTERNAL:6379"):
+        kept(scrubber, f"AUTH0_BASE_URL='{value}'")
+        kept(scrubber, f"API_TOKEN_URI={value}")
+    for secret in _secrets():
+        for scheme in ("XK:", "Ab:", "DATA:"):
+            gone(scrubber, f"AWS_SECRET_ACCESS_KEY_URL={scheme}{secret}", secret)
+
+
 def test_one_case_random_is_no_id(scrubber: Scrubber) -> None:
     # a random part of one case and digits (40 lower-case alphanumerics, 64 hex) counted as an
     # id or a name of any length: only parts mixing both cases and digits were random
@@ -447,5 +458,15 @@ def test_one_case_random_is_no_id(scrubber: Scrubber) -> None:
             for template in _forms(name).values():
                 gone(scrubber, template.format(v=secret), secret)
     gone(scrubber, f"DB_PASSWORD_REFS={lower}", lower)
+    # random base36 changes class only every ~2.5 characters: one with a digit every 8 (10
+    # changes in 40) was kept as an id; a digit run every 10 characters is random there
+    sparse = "".join(
+        RNG.choice("0123456789") if i % 8 == 5 else RNG.choice("abcdefghijklmnopqrstuvwxyz")
+        for i in range(40)
+    )
+    for secret in (sparse, sparse.upper()):
+        for name in ("DB_PASSWORD_ID", "API_TOKEN_NAME"):
+            for template in _forms(name).values():
+                gone(scrubber, template.format(v=secret), secret)
     for value in ("i-0abc123def4567890", "kv-prod-weu-01", "FirewallPoliciesV2", "K8S_CRED"):
         kept(scrubber, f"DB_PASSWORD_ID={value}")
