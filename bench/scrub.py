@@ -370,6 +370,20 @@ print((t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000)
 """
 
 
+def _words_of(tree: str, home: str, script: str, stdin: str, *args: str) -> list[str]:
+    """What ``script`` prints, run with ``tree``'s code (``-c`` puts the working directory
+    first on sys.path) and ``home`` as TRAIL_HOME, split into words."""
+    return subprocess.run(
+        [sys.executable, "-c", script, home, *args],
+        input=stdin,
+        check=True,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TRAIL_HOME": home},
+    ).stdout.split()
+
+
 def _child_cpu_ms() -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (ru.ru_utime + ru.ru_stime) * 1000
@@ -415,28 +429,12 @@ def hook_only(trees: list[str], runs: int) -> str:
                 cpu[(tree, laden, name)].append(_child_cpu_ms() - c0)
         for tree in trees if i % 2 else trees[::-1]:
             for laden in (False, True):
-                out = subprocess.run(
-                    [sys.executable, "-c", FRESH_SCRIPT, homes[tree]],
-                    input=datas[laden].decode(),
-                    check=True,
-                    cwd=tree,
-                    capture_output=True,
-                    text=True,
-                    env={**os.environ, "TRAIL_HOME": homes[tree]},
-                ).stdout.split()
+                out = _words_of(tree, homes[tree], FRESH_SCRIPT, datas[laden].decode())
                 if i >= 2:
                     phases[(tree, laden)].append(tuple(float(x) for x in out))
         if i % 4 == 3:  # the in-process row, a few rounds of it between the hook rounds
             for tree in trees if i % 8 == 3 else trees[::-1]:
-                out = subprocess.run(
-                    [sys.executable, "-c", TYPICAL_SCRIPT, homes[tree], "40"],
-                    input=payload,
-                    check=True,
-                    cwd=tree,
-                    capture_output=True,
-                    text=True,
-                    env={**os.environ, "TRAIL_HOME": homes[tree]},
-                ).stdout.split()
+                out = _words_of(tree, homes[tree], TYPICAL_SCRIPT, payload, "40")
                 typ[tree].append((float(out[0]), float(out[1])))
     for tree, home in homes.items():
         errors = os.path.join(home, "hook-errors.log")

@@ -46,6 +46,7 @@ from trace_ingest.scrub_index import (
     TRIES,
 )
 from trace_ingest.scrub_rules import (
+    _HEX_CHARS,
     _ID_RULE,
     _KEY_HINTS,
     _PASSWORDISH,
@@ -126,8 +127,6 @@ class Scrubber:
             self._kw_full = KW_FULL
             self._kw_token = KW_TOKEN
             self._always: tuple[int, ...] = KW_ALWAYS
-            rules_of = dict(self._keywords)
-            rules_of.pop("", None)
         else:
             rules: list[Rule] = builtin_rules()
             if extra_rules:
@@ -137,8 +136,8 @@ class Scrubber:
             rules.extend(pii_rules(pii))
             self._table = [*rules]
             self._keywords, self._kw_full, self._kw_token, self._always = keyword_tables(rules)
-            rules_of = dict(self._keywords)
-            rules_of.pop("", None)
+        rules_of = dict(self._keywords)
+        rules_of.pop("", None)
         # ... and, in place of one ``in`` test per keyword, one pass of a keyword trie where
         # that is cheaper (``_trie_hits``): built on first use, from ``scrub_index`` for the
         # built-in keyword sets.
@@ -1104,7 +1103,7 @@ def _pct_decode(run: str) -> tuple[str, list[int]]:
 
 
 def _is_hex2(run: str, i: int) -> bool:
-    return i + 1 < len(run) and run[i] in _HEXCHARS_ANY and run[i + 1] in _HEXCHARS_ANY
+    return i + 1 < len(run) and run[i] in _HEX_CHARS and run[i + 1] in _HEX_CHARS
 
 
 def _uesc_decode(run: str) -> tuple[str, list[int]]:
@@ -1250,7 +1249,6 @@ _B64_TABLE = _byte_table(False, _B64_ALPHABET + b"_-")
 _B64_PROBE = b"\x01" * 32
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 _HEXCHARS = frozenset("0123456789abcdef")
-_HEXCHARS_ANY = frozenset("0123456789abcdefABCDEF")
 _B64_RUN = _Lazy(r"[A-Za-z0-9+/_-]{32,}+={0,2}+")  # what _b64_runs finds (a test checks)
 
 

@@ -1704,13 +1704,7 @@ def _key_exclusion(key: str) -> str:
     found = _EXCLUDED_CACHE.get(key)
     if found is None:
         norm = key.replace("-", "_").strip("_.$")
-        found = ""
-        if _excluded_part(norm) or norm.endswith(_GEN_ID_ENDS):
-            # a suffix only narrows an exclusion the name has anyway: ``api_token_dir`` and
-            # ``…_alg`` were never excluded here and stay judged by the ordinary rules
-            shape, stem = _suffix_split(norm)
-            ok = shape and not (_excluded_part(stem) or stem.endswith(_GEN_ID_ENDS))
-            found = shape if ok else "*"
+        found = _suffix_exclusion(norm, _gen_excluded)[0]
         if len(_EXCLUDED_CACHE) > 4096:
             _EXCLUDED_CACHE.clear()
         _EXCLUDED_CACHE[key] = found
@@ -1718,6 +1712,10 @@ def _key_exclusion(key: str) -> str:
 
 
 _EXCLUDED_CACHE: dict[str, str] = {}
+
+
+def _gen_excluded(norm: str) -> bool:
+    return _excluded_part(norm) or norm.endswith(_GEN_ID_ENDS)
 
 
 def _excluded_part(norm: str) -> bool:
@@ -1971,6 +1969,18 @@ def _suffix_split(norm: str) -> tuple[str, str]:
     return "", norm
 
 
+def _suffix_exclusion(norm: str, excluded: Callable[[str], bool]) -> tuple[str, str]:
+    """How the name ``norm`` excludes its value, by the context's own test ``excluded``:
+    ``""`` not at all, ``"*"`` whatever the value (``next_token``, ``key_hash_algorithm``), or
+    the shape the value must have (``"arn"`` for ``secret_key_arn``: excluded only by its
+    identifier suffix); with the name's stem. A suffix only narrows an exclusion the name has
+    anyway: ``api_token_dir`` is not excluded where ``dir`` never was (review of 20673cb)."""
+    if not excluded(norm):
+        return "", norm
+    shape, stem = _suffix_split(norm)
+    return (shape if shape and not excluded(stem) else "*"), stem
+
+
 def _shape_fits(shape: str, value: str) -> bool:
     """Whether ``value`` has the shape an identifier suffix names (``_SHAPE_SUFFIXES``); a
     list (``a,b``, for ``*_ids``/``*Arns``) fits when every item does."""
@@ -2218,12 +2228,11 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
 
 def _pw_exclusion(name: str) -> str:
     """``_key_exclusion`` for a quoted password's name (``_PW_EXCLUDE``, ``_ID_ENDS``)."""
-    if not (any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS)):
-        return ""  # db_password_sha, password_dir: never excluded, a suffix does not start it
-    shape, stem = _suffix_split(name)
-    if not shape:
-        return "*"
-    return "*" if any(x in stem for x in _PW_EXCLUDE) or stem.endswith(_ID_ENDS) else shape
+    return _suffix_exclusion(name, _pw_excluded)[0]
+
+
+def _pw_excluded(name: str) -> bool:
+    return any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS)
 
 
 _CLI = _Lazy(
@@ -2333,7 +2342,7 @@ def lazy_builtin_rules() -> tuple[list[Rule | None], int]:
 
 def _fmt(rule_id: str, keywords: tuple[str, ...], pattern: str, **kw: Any) -> Rule:
     """A known-format rule: shape filter only."""
-    kw.setdefault("validate", lambda v: not _format_fake(v))
+    kw.setdefault("validate", _not_format_fake)
     rule = Rule(rule_id, keywords, pattern, **kw)
     rule.in_token = True
     return rule
@@ -2596,14 +2605,17 @@ def _field_kind(key: str) -> int:
     if not any(h in low for h in _KEY_HINTS):
         return 0
     norm = low.replace("-", "_").strip("_ \"'")
-    if not (_excluded_part(norm) or norm.endswith(_ID_ENDS)):
+    excluded, stem = _suffix_exclusion(norm, _field_excluded)
+    if not excluded:
         return 2 if norm.endswith(_FIELD_SUFFIXES) else 1  # apiTokenAlg: no exclusion to narrow
-    shape, stem = _suffix_split(norm)
-    if shape:  # credentialsId, SecretArn, passwordRef, tokenUri, key_hash: when it fits
-        if _excluded_part(stem) or stem.endswith(_ID_ENDS):
-            return 0  # next_token_id, max_tokens_type: not about a secret at all
-        return 3 if any(h in stem for h in _KEY_HINTS) else 0
-    return 0  # next_token, max_tokens, ChangeToken, key_hash_algorithm
+    if excluded == "*":
+        return 0  # next_token, max_tokens, ChangeToken, key_hash_algorithm, next_token_id
+    # credentialsId, SecretArn, passwordRef, tokenUri, key_hash: when the value fits
+    return 3 if any(h in stem for h in _KEY_HINTS) else 0
+
+
+def _field_excluded(norm: str) -> bool:
+    return _excluded_part(norm) or norm.endswith(_ID_ENDS)
 
 
 def _value_kind(key: str, value: str) -> int:
