@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from trace_ingest.scrub import Scrubber, load_scrubber
+from trace_ingest.scrub_bulk import BulkScrubber
 
 sys.path.insert(0, os.path.dirname(__file__))
 from scrub_corpus import corpus
@@ -28,11 +29,12 @@ HYPERSCAN = sys.platform == "darwin" or platform.machine() in ("x86_64", "AMD64"
 
 
 @pytest.fixture(params=["hyperscan", "ahocorasick"] if HYPERSCAN else ["ahocorasick"])
-def pair(tmp_path: Any, request: Any) -> tuple[Scrubber, Scrubber]:
+def pair(tmp_path: Any, request: Any) -> tuple[Scrubber, BulkScrubber]:
     """The hook's scrubber and a bulk one, with each bulk prefilter engine."""
     home = str(tmp_path / "home")
     hook, bulk = load_scrubber(home), load_scrubber(home, bulk=True)
-    assert hook._flagger is None and bulk._flagger is not None and hook._hs is None
+    assert type(hook) is Scrubber and isinstance(bulk, BulkScrubber)
+    assert bulk._flagger is not None and hook._hs is None and hook._automaton is None
     if request.param == "hyperscan":
         assert bulk._hs is not None and bulk._hs_flag is not None, "pip install hyperscan"
     else:
@@ -80,7 +82,7 @@ def _forms(value: Any, rng: random.Random) -> list[Any]:
     ]  # fmt: skip
 
 
-def test_bulk_and_hook_give_identical_output(pair: tuple[Scrubber, Scrubber]) -> None:
+def test_bulk_and_hook_give_identical_output(pair: tuple[Scrubber, BulkScrubber]) -> None:
     """Byte for byte, on the labelled corpus in every form above (its negatives too: a
     shortcut that skipped a string must still leave the near misses alone)."""
     hook, bulk = pair
@@ -95,7 +97,7 @@ def test_bulk_and_hook_give_identical_output(pair: tuple[Scrubber, Scrubber]) ->
     assert redacted > len(values) // 2  # the corpus does exercise the redacting paths
 
 
-def test_bulk_and_hook_agree_on_recorded_sessions(pair: tuple[Scrubber, Scrubber]) -> None:
+def test_bulk_and_hook_agree_on_recorded_sessions(pair: tuple[Scrubber, BulkScrubber]) -> None:
     """The real transcripts and hook payloads in shared/samples, line by line."""
     hook, bulk = pair
     files = sorted(glob.glob(os.path.join(SAMPLES, "**", "*.json*"), recursive=True))
@@ -114,7 +116,7 @@ def test_bulk_and_hook_agree_on_recorded_sessions(pair: tuple[Scrubber, Scrubber
     assert n > 500
 
 
-def test_a_clean_value_comes_back_as_it_is(pair: tuple[Scrubber, Scrubber]) -> None:
+def test_a_clean_value_comes_back_as_it_is(pair: tuple[Scrubber, BulkScrubber]) -> None:
     _, bulk = pair
     event = {"type": "assistant", "usage": {"input_tokens": 3, "output_tokens": 9},
              "uuid": "3f1c2b9e-1d2c-4e5f-8a9b-0c1d2e3f4a5b", "text": "all done"}  # fmt: skip
@@ -136,7 +138,7 @@ def test_a_rule_without_keywords_runs_everywhere(tmp_path: Any) -> None:
 
 
 def test_objects_that_are_not_plain_json_take_the_general_walk(
-    pair: tuple[Scrubber, Scrubber],
+    pair: tuple[Scrubber, BulkScrubber],
 ) -> None:
     hook, bulk = pair
     secret = "password=" + "Zq8" * 6
@@ -308,7 +310,7 @@ def test_token_runs_are_the_regex_runs() -> None:
 
 
 def test_scrub_event_says_nothing_to_redact_exactly_when_nothing_is(
-    pair: tuple[Scrubber, Scrubber],
+    pair: tuple[Scrubber, BulkScrubber],
 ) -> None:
     """``scrub_event(body, compact JSON)`` (the importers' entry) gives ``(None, {})`` exactly
     when the hook's scrubber redacts nothing, else the hook's result: on the corpus in every
@@ -358,7 +360,7 @@ def _json_text_forms(text: str) -> list[dict[str, Any]]:
 
 
 def test_scrub_event_flags_from_the_json_text_what_the_walk_flags(
-    pair: tuple[Scrubber, Scrubber],
+    pair: tuple[Scrubber, BulkScrubber],
 ) -> None:
     """With hyperscan, ``scrub_event`` flags strings from the event's JSON text
     (``_flagged_text``): every string the walk (``_flagged``) flags, and the hook's result,
@@ -393,7 +395,7 @@ def test_scrub_event_flags_from_the_json_text_what_the_walk_flags(
 
 
 def test_base64_runs_are_judged_from_the_json_text_as_in_the_string(
-    pair: tuple[Scrubber, Scrubber],
+    pair: tuple[Scrubber, BulkScrubber],
 ) -> None:
     """``_flagged_text`` tells a base64 run that decodes to no text from the JSON text alone
     (no string found or decoded): a run right after an escape (``\\n``, ``\\u001f``, ``\\\\``)
@@ -437,7 +439,7 @@ def test_base64_runs_are_judged_from_the_json_text_as_in_the_string(
 
 
 def test_a_hinted_key_takes_the_walk_only_over_a_string_value(
-    pair: tuple[Scrubber, Scrubber],
+    pair: tuple[Scrubber, BulkScrubber],
 ) -> None:
     """``_flagged_text`` leaves an event to the walk for a key ``_field_kind`` gives a kind
     only when its value is a string (``_keyed`` scans that value whatever the prefilter
