@@ -7,6 +7,7 @@ recipe) with their system prompt blanked and paths rewritten to ``/run``.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -193,3 +194,89 @@ def test_events_carry_the_envelope_identity(trail_home: Path) -> None:
             and isinstance(ev["seq"], int)
             and ev["extra"]["file"] == "events.jsonl"
         )
+
+
+# Lines the importer only counts (hook.start, turn bookkeeping, ...) are decided from orjson's
+# parse before the gate (``_Walk.prefeed``). Each of these must come out as through the gate.
+_TS = '"timestamp": "2026-12-01T00:00:0{}.000Z"'
+_TRICKY = [
+    '{"type": "session.start", "data": {"sessionId": "s1"}, "id": "a0", ' + _TS.format(1) + "}",
+    # a nested "type" naming an ignored type does not make the line ignored, nor the reverse
+    '{"type": "user.message", "data": {"type": "hook.start", "content": "hi"}, "id": "a1"}',
+    '{"data": {"type": "user.message"}, "type": "hook.start", "id": "a2", ' + _TS.format(2) + "}",
+    # the last of two top-level "type" keys is the line's type, for both parsers
+    '{"type": "hook.start", "data": {}, "type": "user.message", "id": "a3"}',
+    '{"type": "user.message", "data": {}, "type": "hook.start", "id": "a4"}',
+    # hook.end is ignored only when it succeeded (JSON true, not "true" or 1)
+    '{"type": "hook.end", "data": {"success": true}, "id": "a5", ' + _TS.format(3) + "}",
+    '{"type": "hook.end", "data": {"success": "true"}, "id": "a6"}',
+    '{"type": "hook.end", "data": {"success": 1}, "id": "a7"}',
+    '{"type": "hook.end", "data": [true], "id": "a8"}',
+    # what orjson refuses or reads otherwise goes through the gate: NaN, a huge integer,
+    # a numeric or unreal timestamp, a lone surrogate, deep nesting, a type that is no string
+    '{"type": "hook.start", "data": {"n": NaN}, "id": "a9", ' + _TS.format(4) + "}",
+    '{"type": "hook.start", "data": {"n": 123456789012345678901234567890}, "id": "b0"}',
+    '{"type": "assistant.turn_start", "timestamp": 1796125336815, "id": "b1"}',
+    '{"type": "assistant.turn_start", "timestamp": "2026-13-01T00:00:00.000Z", "id": "b2"}',
+    '{"type": "assistant.turn_end", "timestamp": "garbage", "id": "b3"}',
+    '{"type": "hook.start", "data": {"s": "\\ud800"}, "id": "b4"}',
+    '{"type": "hook.start", "data": ' + "[" * 450 + "]" * 450 + ', "id": "b5"}',
+    '{"type": "hook.start", "data": ' + "[" * 1010 + "]" * 1010 + ', "id": "b6"}',
+    '{"type": ["hook.start"], "id": "b7"}',
+    '{"type": "", "id": "b8"}',
+    '{"type": "hook.start", "id": "b9"',  # malformed
+    "[]",
+    '{"type": "tool.progress", "id": "c0", "ephemeral": true}',
+    '{"type": "hook.start", "id": "c7", "ephemeral": true}',  # ignored as a hook.start
+    # events without a timestamp of their own take the last line's that was a time
+    '{"type": "system.notification", "data": {"content": "x"}, "id": "c1"}',
+    '{"type": "session.usage_record", "id": "c2", ' + _TS.format(5) + "}",
+    '{"type": "session.usage_record", "id": "c3", "timestamp": "2026-12-01"}',
+    '{"type": "session.usage_record", "id": "c4", "timestamp": "not a time"}',
+    '{"type": "system.notification", "data": {"content": "y"}, "id": "c5"}',
+    '{"type": "hook.start", "data": {}, "id": "c6"}',  # the last line
+]
+
+
+def _import_tricky(home: Path, log: Path, *, prefeed: bool) -> tuple[dict[str, Any], bytes]:
+    from trace_ingest.importers import copilot_events
+
+    saved = copilot_events._Walk.prefeed
+    try:
+        if not prefeed:
+            copilot_events._Walk.prefeed = None  # type: ignore[assignment]
+        report = import_paths([str(log)], home=str(home)).as_dict()
+    finally:
+        copilot_events._Walk.prefeed = saved  # type: ignore[method-assign]
+    [trace] = home.glob("sessions/copilot-cli/*/trace.jsonl")
+    for session in report["sessions"]:
+        session.pop("trace")
+    for summary in report["files"]:
+        summary.pop("file")
+    return report, trace.read_bytes()
+
+
+def test_lines_counted_before_the_gate_come_out_as_through_it(tmp_path: Path) -> None:
+    log = tmp_path / "session-state" / "s1" / "events.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text("\n".join(_TRICKY) + "\n")
+    fast, fast_trace = _import_tricky(tmp_path / "fast", log, prefeed=True)
+    slow, slow_trace = _import_tricky(tmp_path / "slow", log, prefeed=False)
+    received = rb'"received_at":"[^"]*"'
+    assert re.sub(received, b"", fast_trace) == re.sub(received, b"", slow_trace)
+    assert fast == slow
+    recorded = {json.loads(line)["uuid"] for line in fast_trace.splitlines()}
+    assert recorded >= {"a1", "a3", "a6", "a7", "a8", "c1", "c5"}
+    assert recorded.isdisjoint({"a2", "a4", "a5", "a9", "b0", "b1", "b2", "b3", "c2", "c6"})
+    assert fast["lines_ignored"] == {
+        "assistant.turn_end": 1,
+        "assistant.turn_start": 2,
+        "ephemeral": 1,
+        "hook.end": 1,
+        "hook.start": 8,
+        "session.usage_record": 3,
+    }
+    assert fast["lines_skipped"] == 5  # the list, the empty and non-string types, b9, b6
+    ts = {json.loads(line)["uuid"]: json.loads(line)["ts"] for line in fast_trace.splitlines()}
+    assert ts["c1"] == "2026-12-01T11:42:16.815000Z"  # b1's epoch ms: b2 and b3 are no times
+    assert ts["c5"] == "2026-12-01T00:00:00.000000Z"  # c3's date; c4 is not a time

@@ -105,11 +105,51 @@ class CopilotLog:
         self.ignored: dict[str, int] = {}
         self.not_recorded: dict[str, int] = {}
         self.last_ts: str | None = None
+        # raw timestamps of the lines ``skipped`` counted since the last ``feed``, oldest first:
+        # normalized only when an event without its own time needs the latest (``_settle_ts``)
+        self._pending_ts: list[str] = []
+
+    def _settle_ts(self) -> None:
+        """``last_ts`` as if each skipped line had gone through ``feed``: the latest of their
+        timestamps that is a time, else what it was."""
+        for raw in reversed(self._pending_ts):
+            ts = normalize_ts(raw)
+            if ts is not None:
+                self.last_ts = ts
+                break
+        self._pending_ts.clear()
+
+    def skipped(self, obj: Any) -> bool:
+        """Whether ``feed`` would only count ``obj`` as an ignored line (a bookkeeping type, a
+        successful hook.end): if so, counts it as ``feed`` does and keeps its timestamp, for a
+        later event that has none. Decides from strings and ``true`` alone (``_Walk.prefeed``)
+        and holds ``obj``'s timestamp unread unless it is a string (else False)."""
+        if type(obj) is not dict:
+            return False
+        line_type = obj.get("type")
+        if type(line_type) is not str:
+            return False
+        if line_type not in IGNORED_TYPES:
+            if line_type != "hook.end":
+                return False
+            data = obj.get("data")
+            if type(data) is not dict or data.get("success") is not True:
+                return False
+        ts = obj.get("timestamp")
+        if ts is not None:
+            if type(ts) is not str:
+                return False
+            self._pending_ts.append(ts)
+        self.ignored[line_type] = self.ignored.get(line_type, 0) + 1
+        return True
 
     def feed(self, number: int, obj: dict[str, Any], ts: str | None) -> list[dict[str, Any]]:
         line_type = str(obj.get("type"))
         if ts is not None:
             self.last_ts = ts
+            self._pending_ts.clear()
+        elif self._pending_ts:
+            self._settle_ts()
         data = obj.get("data")
         data = data if isinstance(data, dict) else {}
         if line_type == "session.start":
@@ -406,6 +446,11 @@ class _Walk(FileWalk):
     def __init__(self, run: CopilotImporter, path: str) -> None:
         super().__init__(run, path)
         self.log = CopilotLog(path, run.received_at)
+
+    def prefeed(self, number: int, value: Any) -> bool:
+        """The ignored lines (~3/4 of a log's: hook.start/end, turn bookkeeping, usage
+        records, system prompts) counted without the gate's exactness check and ``feed``."""
+        return self.log.skipped(value)
 
     def feed(self, number: int, obj: dict[str, Any], data: bytes) -> None:
         for ev in self.log.feed(number, obj, normalize_ts(obj.get("timestamp"))):

@@ -42,7 +42,20 @@ def loads(data: bytes) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    if data.count(b"[") + data.count(b"{") < MAX_DEPTH and _BIG_RUN not in data.translate(_DIGIT):
+    return exact(value, data)
+
+
+def shallow(data: bytes) -> bool:
+    """Whether ``data`` holds fewer brackets than ``MAX_DEPTH`` levels: then, where orjson
+    parses it, the strict parser parses it too (no recursion limit to hit), to the same value
+    but perhaps for numbers (``exact``)."""
+    return data.count(b"[") + data.count(b"{") < MAX_DEPTH
+
+
+def exact(value: Any, data: bytes) -> Any:
+    """``value``, what ``orjson.loads(data)`` returned, when it is exactly the strict parser's
+    value of ``data``; else ``None`` (``loads``)."""
+    if shallow(data) and _BIG_RUN not in data.translate(_DIGIT):
         # Fewer brackets than MAX_DEPTH levels, and no run of 19 digits (2**63 has 19): no
         # integer literal out of range, so no float at least _BIG in size but one written as
         # a float, which both parsers read alike. Two byte passes instead of the walk below.
