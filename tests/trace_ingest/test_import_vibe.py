@@ -401,3 +401,39 @@ def test_start_guides_found_once_are_every_store_s_guides(store: Path, tmp_path:
             (str(cwd / "AGENTS.md"), "src rules\n"),
         ]
     assert len(shared) == 1
+
+
+def test_meta_json_missing_dangling_or_linked(store: Path, tmp_path: Path) -> None:
+    """meta.json is optional: absent (or a dangling link: nothing exists there) is no problem,
+    told from the failed read; a link to a file is one (never followed), as is a folder."""
+    meta = store / FAIL / "meta.json"
+
+    def meta_problems() -> list[str]:
+        read = UnifiedReader(NOW).read(str(store / FAIL))
+        assert read.readable
+        return [p.reason for p in read.problems if p.file.endswith("meta.json")]
+
+    assert meta.is_file() and meta_problems() == []
+    outside = tmp_path / "meta-outside.json"
+    shutil.move(str(meta), outside)
+    assert meta_problems() == []
+    meta.symlink_to(tmp_path / "nowhere.json")
+    assert meta_problems() == []
+    meta.unlink()
+    meta.symlink_to(outside)
+    assert meta_problems() == ["meta.json: cannot be opened (a symbolic link)"]
+    meta.unlink()
+    meta.mkdir()
+    [problem] = meta_problems()
+    assert problem.startswith("meta.json: ")
+
+
+def test_a_symlinked_chunks_folder_is_named_for_every_chunk(store: Path, tmp_path: Path) -> None:
+    chunks = store / FAIL / "chunks"
+    count = len(list(chunks.glob("*.json")))
+    outside = tmp_path / "chunks-outside"
+    shutil.move(str(chunks), outside)
+    chunks.symlink_to(outside)
+    read = UnifiedReader(NOW).read(str(store / FAIL))
+    linked = [p for p in read.problems if "its folder chunks/ is a symbolic link" in p.reason]
+    assert count > 1 and len(linked) == count

@@ -191,6 +191,11 @@ def _walk(root: str) -> Iterator[tuple[str, str]]:
 
 def _open_regular(path: str) -> int:
     """A read descriptor of a regular file, never through a symlink (StoreError)."""
+    return _open_sized(path)[0]
+
+
+def _open_sized(path: str) -> tuple[int, int]:
+    """``_open_regular``'s descriptor and the file's size then (one ``fstat`` for both)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -200,10 +205,11 @@ def _open_regular(path: str) -> int:
         raise StoreError(f"cannot be opened ({reason})") from None
     except ValueError:  # a NUL byte in a name taken from the store (CURRENT's generation)
         raise StoreError("cannot be opened (a NUL byte in its name)") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise StoreError("not a regular file")
-    return fd
+    return fd, st.st_size
 
 
 def _linked(root: str, *inside: str) -> str | None:
@@ -218,16 +224,16 @@ def _linked(root: str, *inside: str) -> str | None:
 
 def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """A regular file's bytes, never through a symlink, at most ``limit`` (StoreError)."""
-    fd = _open_regular(path)
+    fd, size = _open_sized(path)
     try:
-        size = os.fstat(fd).st_size
         if size > limit:
             raise StoreError(f"larger than {limit} bytes")
         # read(n) allocates n bytes up front: ask for what the file holds, not the cap. A
         # plain read loop on the descriptor: a store is many small files, and a buffered file
-        # object costs each of them a dup, an fstat and an ioctl more.
+        # object costs each of them a dup, an fstat and an ioctl more. Done once the size
+        # fstat gave is read (no read() more to see the end: the file as it was then).
         data = b""
-        while len(data) <= size:
+        while len(data) < max(size, 1):  # a size of 0: one read, as for any size
             part = os.read(fd, size + 1 - len(data))
             if not part:
                 break
@@ -334,6 +340,9 @@ class UnifiedReader:
         # read per folder), not once per store. Shared by the readers of one import.
         self._guides = {} if guides is None else guides
         self._inner: dict[str, tuple[str, str]] = {}  # outer call id -> first, last inner ts
+        # store folder -> whether its chunks/ is a symbolic link (``_linked``), looked at once
+        # per store, not once per chunk
+        self._chunks_linked: dict[str, str | None] = {}
 
     def read(self, folder: str) -> SessionRead:
         out = SessionRead(folder, "unified")
@@ -353,10 +362,15 @@ class UnifiedReader:
 
     # -- loading
 
-    def _file(self, out: SessionRead, path: str, what: str) -> Any:
+    def _file(self, out: SessionRead, path: str, what: str, optional: bool = False) -> Any:
+        """``path``'s JSON, or None with a problem noted. ``optional``: a file that does not
+        exist (``os.path.exists``) is None without one, told from the failed read, not by a
+        stat before every read."""
         try:
             value = read_json(path)
         except StoreError as exc:
+            if optional and not os.path.exists(path):
+                return None
             out.problems.append(Problem(path, f"{what}: {exc}"))
             return None
         out.files.append(path)
@@ -406,7 +420,7 @@ class UnifiedReader:
             if latest.get("status") in ("in_progress", "running", "queued", "pending"):
                 open_turn = _str(latest.get("id"))
         meta_path = os.path.join(folder, "meta.json")
-        meta = self._file(out, meta_path, "meta.json") if os.path.exists(meta_path) else None
+        meta = self._file(out, meta_path, "meta.json", optional=True)
         sid = (
             _str(session.get("id"))
             or _str(current.get("session_id"))
@@ -458,7 +472,10 @@ class UnifiedReader:
         where = f"generations/{gen}/manifest.json"
         path = os.path.join(folder, "chunks", f"{sha}.json")
         try:
-            if _linked(folder, "chunks"):
+            linked = self._chunks_linked.get(folder, False)
+            if linked is False:
+                linked = self._chunks_linked[folder] = _linked(folder, "chunks")
+            if linked:
                 raise StoreError("its folder chunks/ is a symbolic link; not followed")
             data = read_bytes(path)
             # Vibe names a chunk by the sha256 of its body without the closing newline
