@@ -371,7 +371,7 @@ class BulkScrubber(Scrubber):
                 run = text[begin:tail]
                 live = runs.get(run)
                 if live is None:
-                    live = _b64_run_live(run.decode("ascii"))
+                    live = not _uuid(run) and _b64_run_live(run.decode("ascii"))
                     if len(run) <= MEMO_CHARS:
                         if len(runs) > MEMO_ENTRIES:
                             runs.clear()
@@ -446,6 +446,23 @@ def _unescaped_quotes(text: bytes) -> bytes:
 def _b64_live(text: str) -> bool:
     """Whether some base64 run of ``text`` decodes to text (``decoded_spans`` rescans it)."""
     return any(_b64_run_live(text[start:end]) for start, end in _b64_runs(text))
+
+
+_UUID_CHARS = b"0123456789abcdef-"
+
+
+def _uuid(run: bytes) -> bool:
+    """Whether ``run`` is a lowercase UUID (8-4-4-4-12 hex digits): never live
+    (``_b64_run_live``), so not decoded. Its 27 decoded bytes hold at least 3 that are not
+    text, more than ``_b64_text`` allows (27 // 10): each of the groups of four characters
+    it decodes in, over the hex digits and ``-`` at its places, gives some (the least per
+    group, found over all 16**4 fillings: tests/trace_ingest/test_scrub_bulk.py)."""
+    return (
+        len(run) == 36
+        and run[8] == run[13] == run[18] == run[23] == 45  # 45: "-"
+        and run.count(b"-") == 4
+        and not run.translate(None, _UUID_CHARS)
+    )
 
 
 def _b64_run_live(run: str) -> bool:

@@ -476,3 +476,39 @@ def test_a_hinted_key_takes_the_walk_only_over_a_string_value(
         assert got is not None
         if flagged is not None:
             assert bulk._flagged(got[0]) <= flagged
+
+
+def test_a_lowercase_uuid_never_decodes_to_text() -> None:
+    """``scrub_bulk._uuid`` runs are taken as dead without decoding them: the proof. A UUID
+    decodes (base64url: ``-`` is ``+``) in 9 groups of four characters, 3 bytes each, so its
+    non-text bytes are the sum over the groups; the least each group can give, over every
+    filling of its hex places, sums past what ``_b64_text`` allows in 27 bytes (27 // 10)."""
+    import binascii
+    import itertools
+    import uuid
+
+    from trace_ingest.scrub import _PRINTABLE, _b64_text
+    from trace_ingest.scrub_bulk import _b64_run_live, _uuid
+
+    shape = "hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh"
+    least = 0
+    for g in range(0, 36, 4):
+        places = ["0123456789abcdef" if c == "h" else "+" for c in shape[g : g + 4]]
+        least += min(
+            len(binascii.a2b_base64("".join(chars)).translate(None, _PRINTABLE))
+            for chars in itertools.product(*places)
+        )
+    assert least > 27 // 10
+    rng = random.Random(5)
+    for _ in range(2000):
+        run = str(uuid.UUID(int=rng.getrandbits(128)))
+        assert _uuid(run.encode()) and _b64_text(run) is None and not _b64_run_live(run)
+    for near in (
+        "0123456A-89ab-cdef-0123-456789abcdef",  # upper case: not taken
+        "01234567-89ab-cdef-0123-456789abcdef0",
+        "01234567-89ab-cdef-01234-56789abcdef",
+        "0123456789abcdef0123456789abcdef0123",
+        "01234567-89ab-cdef-0123-456789abcdeg",
+        "01234567-89ab-cdef-0123-456789abcde=",
+    ):
+        assert not _uuid(near.encode())
