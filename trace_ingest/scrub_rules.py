@@ -428,6 +428,7 @@ class Rule:
 
     __slots__ = (
         "_caseless",
+        "_offsets",
         "_prefixes",
         "_rx",
         "anchor",
@@ -488,6 +489,7 @@ class Rule:
         self._rx: re.Pattern[str] | None = None
         self._prefixes: tuple[str, ...] | None = None  # None: not worked out yet; (): none
         self._caseless: tuple[str, ...] | None = None  # caseless_prefixes, as _prefixes
+        self._offsets: tuple[int, int, tuple[str, ...]] | tuple[()] | None = None  # as those
 
     def rx(self) -> re.Pattern[str]:
         if self._rx is None:
@@ -538,6 +540,16 @@ class Rule:
                 starts = _prefix_starts(rx, subject.lower(), caseless, caseless=True)
                 if starts is not None:
                     return _prefixed_matches(rx, subject, caseless, starts)
+        if not prefixes:
+            # ``[0-9a-f]{32}-us…``: sre enters the matcher at every hex digit; a match can
+            # start only a bounded distance before one of its literals
+            offsets = self._offsets
+            if offsets is None:
+                offsets = self._offsets = offset_literals(self.pattern) or ()
+            if offsets:
+                starts = _offset_starts(rx, subject, offsets)
+                if starts is not None:
+                    return _prefixed_matches(rx, subject, (), starts)
         return _guided_finditer(rx, subject, prefixes)
 
     def _glued(self, text: str, m: re.Match[str]) -> bool:
@@ -720,6 +732,30 @@ def _prefix_starts(
     return starts
 
 
+def _offset_starts(
+    rx: re.Pattern[str], subject: str, offsets: tuple[int, int, tuple[str, ...]]
+) -> list[int] | None:
+    """Where ``rx`` is to be tried, given ``offset_literals``' ``(lo, hi, literals)``: ``p -
+    w`` for every occurrence ``p`` of a literal (overlapping ones too) and ``lo <= w <= hi``,
+    ascending, without repeats; None when ``finditer`` is the better scan (more than about one
+    start per 64 characters, as ``_prefix_starts``) or the program is IGNORECASE or VERBOSE
+    (the literals are then not found by ``str.find``)."""
+    if rx.flags & (_regex.IGNORECASE | _VERBOSE):
+        return None
+    lo, hi, literals = offsets
+    budget = 32 + len(subject) // 64
+    starts: set[int] = set()
+    find = subject.find
+    for literal in literals:
+        p = find(literal, lo)
+        while p >= 0:
+            starts.update(range(max(p - hi, 0), p - lo + 1))
+            if len(starts) > budget:
+                return None
+            p = find(literal, p + 1)
+    return sorted(starts)
+
+
 def _prefixed_matches(
     rx: re.Pattern[str],
     subject: str,
@@ -840,6 +876,107 @@ def _literal_head(alt: str) -> str:
             break
         i += step
     return "".join(out)
+
+
+_QUANT_DIGITS = frozenset("0123456789,")
+_CLASS_ESCAPES = frozenset("dDwWsS")
+
+
+def offset_literals(pattern: str) -> tuple[int, int, tuple[str, ...]] | None:
+    """For a pattern that does not start with a literal (``[0-9a-f]{32}-us[0-9]{1,2}``, where
+    ``sre`` enters the matcher at every hex digit): ``(lo, hi, literals)`` such that every
+    match starting at ``s`` holds one of ``literals`` at ``s + w`` for some ``lo <= w <= hi``;
+    None when the pattern is not of the shapes read here. Read here: one top-level
+    alternative whose leading items are single characters (a literal, an escaped literal, a
+    class, ``\\d``/``\\w``/``\\s`` and their negations, ``.``), each with a bounded
+    quantifier (none, ``?``, ``{n}``, ``{n,m}``, ``{,m}``, lazy or possessive); the literals
+    are the longest run of unquantified (or ``{n}``-repeated) literal characters among them,
+    or the ``literal_prefixes``-style alternatives of a group right after them. A single
+    character item matches exactly one character per repetition, so the widths before the
+    literal add up to between ``lo`` and ``hi`` whatever the matcher chose. No ``re`` import:
+    a test checks the answer against ``re``'s own parser for every built-in pattern."""
+    alts = _top_alternatives(pattern)
+    if alts is None or len(alts) != 1:
+        return None
+    lo = hi = 0
+    found: list[tuple[int, int, tuple[str, ...]]] = []
+    run: list[str] = []
+    run_lo = run_hi = 0
+    first = True
+    i = 0
+    n = len(pattern)
+
+    while i < n:
+        c = pattern[i]
+        literal: str | None = None
+        if c == "[":
+            j = i + 1
+            if pattern[j : j + 1] == "^":
+                j += 1
+            if pattern[j : j + 1] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            if j >= n:
+                return None
+            end = j + 1
+        elif c == "\\":
+            nxt = pattern[i + 1 : i + 2]
+            if nxt in _ESCAPED_LITERAL:
+                literal = nxt
+            elif not nxt or nxt not in _CLASS_ESCAPES:
+                break  # \\b, \\A, a back reference, ...: not one character
+            end = i + 2
+        elif c == ".":
+            end = i + 1
+        elif c in _META:
+            break  # a group, an anchor, a quantifier without an item
+        else:
+            literal = c
+            end = i + 1
+        # the item's quantifier
+        qmin = qmax = 1
+        q = pattern[end : end + 1]
+        if q == "?":
+            qmin, end = 0, end + 1
+        elif q in ("*", "+"):
+            break  # unbounded: nothing after it has a bounded offset
+        elif q == "{":
+            close = pattern.find("}", end)
+            body = pattern[end + 1 : close] if close > 0 else ""
+            if not body or not set(body) <= _QUANT_DIGITS or body.count(",") > 1:
+                break  # not a quantifier ``re`` reads as one (a literal brace), or {,}
+            low_s, comma, high_s = body.partition(",")
+            if comma and not high_s:
+                break  # {n,}: unbounded
+            qmin = int(low_s) if low_s else 0
+            qmax = int(high_s) if comma else qmin
+            if qmin > qmax:
+                return None
+            end = close + 1
+        if q in ("?", "{") and pattern[end : end + 1] in ("?", "+"):
+            end += 1  # lazy or possessive: the same widths
+        if first and literal is not None and qmin == qmax == 1:
+            return None  # a literal first: ``sre`` searches for it at C speed already
+        first = False
+        if literal is not None and qmin == qmax and qmin > 0:
+            if not run:
+                run_lo, run_hi = lo, hi
+            run.append(literal * qmin)
+        elif run:
+            found.append((run_lo, run_hi, ("".join(run),)))
+            run = []
+        lo += qmin
+        hi += qmax
+        i = end
+    if run:
+        found.append((run_lo, run_hi, ("".join(run),)))
+    if i < n and pattern[i] == "(" and not first:
+        heads = _prefixes_of(pattern[i:])
+        if heads and all(heads):
+            found.append((lo, hi, tuple(dict.fromkeys(heads))))
+    # the longest literals (fewer places to try), then the narrowest window
+    return max(found, key=lambda f: (min(map(len, f[2])), f[0] - f[1]), default=None)
 
 
 # ----------------------------------------------------------------------------- custom finders
@@ -1029,7 +1166,7 @@ _SAS = _Lazy(r"sharedaccesssignature[ \t]*+=[ \t]*+([^;\s\"'\\]{20,}+)|sig=([a-z
 def _sas_finder(text: str, low: str) -> Iterator[Span]:
     """Azure ``SharedAccessSignature=…`` values and ``?…&sig=…`` SAS signatures."""
     subject = low if len(low) == len(text) else _lower_same_length(text)
-    for m in _SAS().finditer(subject):
+    for m in prefixed_finditer(_SAS, subject):
         if m.group(1) is not None:
             yield m.span(1)
         elif m.start() > 0 and subject[m.start() - 1] in "?&;":
@@ -1533,7 +1670,7 @@ def _azure_finder(text: str, low: str) -> Iterator[Span]:
     base64 characters, as storage keys are) after ``account_key:``, ``"accountKey":``,
     ``storageAccountKey:`` and ``<AccountKey>``."""
     subject = low if len(low) == len(text) else _lower_same_length(text)
-    for m in _AZURE().finditer(subject):
+    for m in prefixed_finditer(_AZURE, subject):
         start, end = m.span(2)
         if m.group(1) != "=" and (end - start < 40 or entropy(text[start:end]) < 4.0):
             continue
@@ -2261,6 +2398,8 @@ _XML_ATTR = _Lazy(
     r"\\?\"([^\"\\]{1,512}+)\\?\""
 )
 _XML_WINDOW = 4096
+_XML_KINDS: dict[str, int] = {}  # _field_kind of an element name's last part, by name
+_XML_KINDS_MAX = 4096
 
 
 def _xml_finder(text: str, low: str) -> Iterator[Span]:
@@ -2271,9 +2410,17 @@ def _xml_finder(text: str, low: str) -> Iterator[Span]:
     from trace_ingest.scrub_rules import _field_kind  # defined below; resolved at call time
 
     if "</" in text:
+        kinds = _XML_KINDS
         for m in _XML_CLOSE().finditer(text):
             name = m.group(1)
-            if _field_kind(name.rsplit(":", 1)[-1]) != 2:
+            kind = kinds.get(name)
+            if kind is None:
+                # element names repeat (``</p>``, ``</code>`` all through HTML docs): each
+                # name's kind is worked out once
+                if len(kinds) >= _XML_KINDS_MAX:
+                    kinds.clear()
+                kind = kinds[name] = _field_kind(name.rsplit(":", 1)[-1])
+            if kind != 2:
                 continue
             lo = max(0, m.start() - _XML_WINDOW)
             op = text.rfind("<" + name, lo, m.start())
@@ -2290,7 +2437,7 @@ def _xml_finder(text: str, low: str) -> Iterator[Span]:
                 start = gt + 1 + inner.find(value)
                 yield start, start + len(value)
     if "value" in low:
-        for m in _XML_ATTR().finditer(text):
+        for m in prefixed_finditer(_XML_ATTR, text):
             if _field_kind(m.group(1)) != 2:
                 continue
             value = m.group(2)
@@ -2555,7 +2702,7 @@ _CONN = _Lazy(r"(?:password|pwd)[ \t]*+=[ \t]*+([^;\s\"'&,(){}<>\[\]]{4,}+)")
 def _conn_finder(text: str, low: str) -> Iterator[Span]:
     """ADO/ODBC ``Password=…;`` and ``Pwd=…``; plain words only in ``;``-separated strings."""
     subject = low if len(low) == len(text) else _lower_same_length(text)
-    for m in _CONN().finditer(subject):
+    for m in prefixed_finditer(_CONN, subject):
         start, end = m.span(1)
         value = text[start:end]
         if value.lower() in ("none", "null", "self", "kwargs") or value.startswith("$"):

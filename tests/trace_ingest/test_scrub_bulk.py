@@ -287,6 +287,202 @@ def test_caseless_prefixed_matching_is_finditer() -> None:
     assert azure._caseless is None and caseless_prefixes(azure.pattern) == ("openai",)
 
 
+def _samples(pattern: str, rng: random.Random, count: int) -> list[str]:
+    """Random strings ``pattern`` matches (most of the time: look-arounds and boundaries are
+    not honoured), from ``re``'s parse of it."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    universe = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-.|%/+=:! \u00e9"
+    categories = {
+        c.CATEGORY_DIGIT: str.isdigit,
+        c.CATEGORY_WORD: lambda ch: ch.isalnum() or ch == "_",
+        c.CATEGORY_SPACE: str.isspace,
+    }
+
+    def member(ch: str, av: Any) -> bool:
+        negate = False
+        hit = False
+        for op, v in av:
+            if op is c.NEGATE:
+                negate = True
+            elif op is c.LITERAL:
+                hit |= ch == chr(v)
+            elif op is c.RANGE:
+                hit |= v[0] <= ord(ch) <= v[1]
+            elif op is c.CATEGORY:
+                name = str(v)
+                base = next(f for k, f in categories.items() if str(k) in name)
+                hit |= base(ch) != name.startswith("CATEGORY_NOT")
+        return hit != negate
+
+    chars: dict[int, list[str]] = {}
+
+    def gen(items: Any) -> str:
+        out = ""
+        for op, av in items:
+            if op is c.LITERAL:
+                out += chr(av)
+            elif op is c.IN:
+                if id(av) not in chars:
+                    chars[id(av)] = [ch for ch in universe if member(ch, av)] or ["?"]
+                out += rng.choice(chars[id(av)])
+            elif op is c.ANY:
+                out += rng.choice(universe)
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+                top = min(av[1], av[0] + 4)
+                out += "".join(gen(av[2]) for _ in range(rng.randint(av[0], top)))
+            elif op in (c.SUBPATTERN, c.ATOMIC_GROUP):
+                out += gen(av[-1])
+            elif op is c.BRANCH:
+                out += gen(rng.choice(av[1]))
+        return out
+
+    parsed = _parser.parse(pattern)
+    return [gen(parsed) for _ in range(count)]
+
+
+def _offset_ok(pattern: str, lo: int, hi: int, literals: tuple[str, ...]) -> bool:
+    """Whether ``re``'s own parser agrees with ``offset_literals``: some top-level item of the
+    pattern starts, after items of width ``lo``..``hi`` (``getwidth``), either a run of
+    literal characters equal to one of ``literals`` (all of them the same) or a group whose
+    every alternative starts with one of them (``_heads``)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    parsed = _parser.parse(pattern)
+    items: list[Any] = []
+    for op, av in parsed:  # A{22} as 22 literal A's, as offset_literals reads it
+        repeat = op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+        if repeat and av[0] == av[1] and len(av[2]) == 1 and av[2][0][0] is c.LITERAL:
+            items += [av[2][0]] * av[0]
+        else:
+            items.append((op, av))
+    for k in range(len(items)):
+        width = _parser.SubPattern(parsed.state, items[:k]).getwidth() if k else (0, 0)
+        if width != (lo, hi):
+            continue
+        chars = ""
+        for op, av in items[k:]:
+            if op is not c.LITERAL:
+                break
+            chars += chr(av)
+        if len(literals) == 1 and chars.startswith(literals[0]):
+            return True
+        heads = _heads(items[k:])
+        if heads and not chars and all(any(h.startswith(x) for x in literals) for h in heads):
+            return True
+    return False
+
+
+def test_offset_literals_agree_with_re() -> None:
+    """Every match of a pattern ``Rule._matches`` tries only near its literals holds one of
+    them where ``offset_literals`` says (checked with ``re``'s parser), for every built-in
+    pattern it reads and for shapes it must refuse."""
+    from trace_ingest.scrub import Scrubber
+    from trace_ingest.scrub_rules import PII_CATEGORIES, offset_literals
+
+    rules = Scrubber("/nonexistent", pii=PII_CATEGORIES).rules
+    read = 0
+    for rule in rules:
+        found = offset_literals(rule.pattern) if rule.pattern else None
+        if found is not None:
+            assert _offset_ok(rule.pattern, *found), (rule.id, found)
+            read += 1
+    assert read >= 8
+    for pattern, want in [
+        (r"[0-9a-f]{32}-us[0-9]{1,2}", (32, 32, ("-us",))),
+        (r"[0-9]{15,16}(?:\||%7C)x", (15, 16, ("|", "%7C"))),
+        (r"A{22}[a-z]", (0, 0, ("A" * 22,))),
+        (r"[a-c]?[0-9]{0,2}?b{2}c", (0, 3, ("bbc",))),
+        (r"\d{2}+\.x?y", (2, 2, (".",))),
+        (r"[ab]{1,3}+(?:cd|ef)", (1, 3, ("cd", "ef"))),
+        (r"[^]x]{2}yy", (2, 2, ("yy",))),
+        ("abc[0-9]{4}def", None),  # a literal first: sre finds it already
+        (r"[0-9]{3,}x", None),  # unbounded before the literal
+        (r"[0-9]+x", None),
+        (r"[0-9]{3}x|y", None),  # two alternatives
+        (r"\b[0-9]{3}x", None),  # zero-width first
+        (r"(?:ab)?[0-9]x", None),
+        (r"[0-9]{2}(?:ab)?c", None),  # an optional group: no literal every match holds
+        (r"[0-9]{2}(?i:ab)", None),
+        (r"[0-9]{2}(?=ab)", None),
+        (r"[0-9]{a}x", None),  # a brace that is no quantifier
+        (r"[0-9]{2,}x", None),
+    ]:
+        assert offset_literals(pattern) == want, pattern
+        if want is not None:
+            assert _offset_ok(pattern, *want), pattern
+
+
+def test_offset_matching_is_finditer() -> None:
+    """Tried only a bounded distance before its literals, a pattern finds exactly the spans
+    and groups ``finditer`` finds: random text dense with the literals and with runs of the
+    classes before them (overlapping literals, matches that would overlap, starts cut off at
+    the text's start, look-behinds and boundaries), so a window that is one too narrow, a
+    start tried twice or a match found inside an earlier one fails. Every built-in pattern
+    ``offset_literals`` reads, and shapes of its own."""
+    import re as std_re
+
+    from trace_ingest.scrub import Scrubber
+    from trace_ingest.scrub_rules import PII_CATEGORIES, Rule, _offset_starts, offset_literals
+
+    rules = Scrubber("/nonexistent", pii=PII_CATEGORIES).rules
+    patterns = sorted({r.pattern for r in rules if r.pattern and offset_literals(r.pattern)})
+    patterns += [
+        r"[0-9]{2,4}ab[x-z]?",
+        r"[ab]{1,3}(?:cd|e)f",
+        r"\d{2}x\b",
+        r"[0-9]{1,2}zz(?<![5]zz)",
+        r".{0,2}zz(?<=zz)",
+        r"[a-c]?[0-9]{0,2}?b{2}c",
+        r"[0-9]{2}aa[0-9]",
+        r"\w{3}\.\w+$",
+    ]
+    rng = random.Random(13)
+    noise = "0123456789abcdefABCDEF_-.|%7Cxyz Zbc\n/\u00e9"
+    for pattern in patterns:
+        lo, hi, literals = offset_literals(pattern) or (0, 0, ())
+        assert literals, pattern
+        rule = Rule("t", ("x",), pattern)
+        rx = std_re.compile(pattern)
+        matches = windowed = 0
+        samples = _samples(pattern, rng, 200)
+        for _ in range(800):
+            parts = []
+            for _ in range(rng.randrange(1, 7)):
+                r = rng.random()
+                if r < 0.45:  # a match, maybe cut short or with one character changed
+                    sample = rng.choice(samples)
+                    if rng.random() < 0.3:
+                        cut = rng.randrange(len(sample) + 1)
+                        sample = sample[:cut] + rng.choice(noise) + sample[cut + 1 :]
+                    parts.append(sample)
+                elif r < 0.65:
+                    parts.append(rng.choice(literals))
+                elif r < 0.85:
+                    run = rng.randrange(hi + 3)
+                    parts.append("".join(rng.choice("0123456789abcdefA") for _ in range(run)))
+                else:
+                    parts.append("".join(rng.choice(noise) for _ in range(rng.randrange(10))))
+            text = "".join(parts)
+            want = [(m.span(), m.groups()) for m in rx.finditer(text)]
+            assert [(m.span(), m.groups()) for m in rule._matches(rx, text)] == want, (
+                pattern,
+                text,
+            )
+            matches += len(want)
+            windowed += _offset_starts(rx, text, (lo, hi, literals)) is not None
+        assert matches > 300, (pattern, matches)
+        assert windowed > 600, pattern  # the windowed path ran, not the fallback scan
+    # dense literals: past the budget the plain scan runs, with the same matches
+    rx = std_re.compile(r"[0-9a-f]{32}-us[0-9]{1,2}")
+    dense = ("0123456789abcdef" * 2 + "-us1") * 50 + "-us" * 500
+    assert _offset_starts(rx, dense, (32, 32, ("-us",))) is None
+    got = [m.span() for m in Rule("t", ("-us",), rx.pattern)._matches(rx, dense)]
+    assert got == [m.span() for m in rx.finditer(dense)] and len(got) == 25
+
+
 def builtin_rules_of(rule_id: str) -> list[Any]:
     from trace_ingest.scrub_rules import builtin_rules
 
