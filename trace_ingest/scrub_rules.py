@@ -691,6 +691,19 @@ def prefixed_finditer(lazy: _Lazy, subject: str) -> Iterator[re.Match[str]]:
     return _guided_finditer(lazy(), subject, lazy.prefixes())
 
 
+def windowed_finditer(
+    lazy: _Lazy, subject: str, offsets: tuple[int, int, tuple[str, ...]]
+) -> Iterator[re.Match[str]]:
+    """``lazy().finditer(subject)`` for a finder's own regex, every match of which holds one
+    of ``offsets``' literals a bounded distance after its start (``offset_literals``' form,
+    given by the caller): tried only there (``_offset_starts``)."""
+    rx = lazy()
+    starts = _offset_starts(rx, subject, offsets)
+    if starts is None:
+        return rx.finditer(subject)
+    return _prefixed_matches(rx, subject, (), starts)
+
+
 def _guided_finditer(
     rx: re.Pattern[str], subject: str, prefixes: tuple[str, ...]
 ) -> Iterator[re.Match[str]]:
@@ -1023,6 +1036,9 @@ def _rstrip_escapes(body: str) -> str:
 
 
 _COOKIE_HEAD = _Lazy(r"(?:set-)?cookie[\"']?[ \t]*+[:=][ \t]*+[\"']?|--cookie[ =]++[\"']?")
+# every match of _COOKIE_HEAD holds "cookie" 0 ("cookie"), 2 ("--cookie") or 4 ("set-cookie")
+# characters after its start (offset_literals does not read a pattern with alternatives)
+_COOKIE_AT = (0, 4, ("cookie",))
 _COOKIE_VALUE = _Lazy(r"[^\r\n\"'\\]{1,8192}+")
 _COOKIE_PAIR = _Lazy(r"([!#$%&*+.^_`|~0-9A-Za-z-]{1,128}+)=([^;,\s\"'\\]{1,4096}+)")
 _SESSIONISH = (
@@ -1034,7 +1050,7 @@ _SESSIONISH = (
 def _cookie_finder(text: str, low: str) -> Iterator[Span]:
     """Values of session-like cookies in ``Cookie:`` / ``Set-Cookie:`` / ``--cookie`` values."""
     covered = 0
-    for head in _COOKIE_HEAD().finditer(low):
+    for head in windowed_finditer(_COOKIE_HEAD, low, _COOKIE_AT):
         start = head.end()
         if head.start() < covered:
             continue  # inside the previous header's value (keeps "Cookie: " * n linear)

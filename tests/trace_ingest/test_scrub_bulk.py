@@ -475,6 +475,20 @@ def test_offset_matching_is_finditer() -> None:
             windowed += _offset_starts(rx, text, (lo, hi, literals)) is not None
         assert matches > 300, (pattern, matches)
         assert windowed > 600, pattern  # the windowed path ran, not the fallback scan
+    # a finder's regex with the window its caller gives (the cookie header's alternatives)
+    from trace_ingest.scrub_rules import _COOKIE_AT, _COOKIE_HEAD, windowed_finditer
+
+    rx = _COOKIE_HEAD()
+    pieces = ["cookie", "set-", "--", "-", "s", '"', "'", " ", "\t", ":", "=", "x", "\n"]
+    hits = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(30)))
+        want = [(m.span(), m.groups()) for m in rx.finditer(text)]
+        assert [
+            (m.span(), m.groups()) for m in windowed_finditer(_COOKIE_HEAD, text, _COOKIE_AT)
+        ] == want, text
+        hits += len(want)
+    assert hits > 500
     # dense literals: past the budget the plain scan runs, with the same matches
     rx = std_re.compile(r"[0-9a-f]{32}-us[0-9]{1,2}")
     dense = ("0123456789abcdef" * 2 + "-us1") * 50 + "-us" * 500
