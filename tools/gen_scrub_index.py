@@ -19,6 +19,7 @@ from trace_ingest.scrub_rules import (  # noqa: E402
     PII_CATEGORIES,
     _Lazy,
     builtin_rules,
+    offsets_of_pattern,
     pii_rules,
     prefixes_of_pattern,
 )
@@ -53,6 +54,7 @@ def data() -> dict[str, Any]:
     _, full, token_only, always = scrub.keyword_tables(rules)
     return {
         "PREFIXES": {p: prefixes_of_pattern(p) for p in patterns()},
+        "OFFSETS": {p: o for p in patterns() if (o := offsets_of_pattern(p)) is not None},
         "TRIES": {ws: scrub.keyword_trie(ws) for ws in dict.fromkeys(every + token)},
         "PREFIX_WORDS": {ws: scrub.prefix_words(ws) for ws in dict.fromkeys(every)},
         "RULE_KEYS": tuple((r.keywords, r.in_token) for r in rules),
@@ -74,6 +76,9 @@ keyword sets (sorted). tests/trace_ingest/test_scrub_index.py checks it against 
 """
 
 PREFIXES: dict[str, tuple[str, ...] | None] = {d["PREFIXES"]!r}
+
+# ``scrub_rules.offsets_of_pattern`` of the built-in patterns that have an answer
+OFFSETS: dict[str, tuple[int, int, tuple[str, ...]]] = {d["OFFSETS"]!r}
 
 TRIES: dict[tuple[str, ...], str] = {d["TRIES"]!r}
 

@@ -9,7 +9,7 @@ imported only then.
 from __future__ import annotations
 
 from trace_ingest import _regex
-from trace_ingest.scrub_index import PREFIXES
+from trace_ingest.scrub_index import OFFSETS, PREFIXES
 
 TYPE_CHECKING = False  # typing costs ~5 ms to import; annotations are strings here
 if TYPE_CHECKING:
@@ -896,6 +896,15 @@ _CLASS_ESCAPES = frozenset("dDwWsS")
 
 
 def offset_literals(pattern: str) -> tuple[int, int, tuple[str, ...]] | None:
+    """``offsets_of_pattern``; for a built-in pattern (one ``scrub_index.PREFIXES`` knows)
+    read from ``scrub_index.OFFSETS``, which holds those that have an answer (a test checks
+    it), so a fresh hook process does not parse the patterns it hits."""
+    if pattern in PREFIXES:
+        return OFFSETS.get(pattern)
+    return offsets_of_pattern(pattern)
+
+
+def offsets_of_pattern(pattern: str) -> tuple[int, int, tuple[str, ...]] | None:
     """For a pattern that does not start with a literal (``[0-9a-f]{32}-us[0-9]{1,2}``, where
     ``sre`` enters the matcher at every hex digit): ``(lo, hi, literals)`` such that every
     match starting at ``s`` holds one of ``literals`` at ``s + w`` for some ``lo <= w <= hi``;

@@ -141,6 +141,8 @@ def test_the_index_equals_what_the_code_computes() -> None:
     spec.loader.exec_module(gen)
     want = gen.data()
     assert want["PREFIXES"] == scrub_index.PREFIXES, "run tools/gen_scrub_index.py"
+    assert want["OFFSETS"] == scrub_index.OFFSETS, "run tools/gen_scrub_index.py"
+    assert set(scrub_index.OFFSETS) <= set(scrub_index.PREFIXES)
     assert want["TRIES"] == scrub_index.TRIES, "run tools/gen_scrub_index.py"
     assert want["PREFIX_WORDS"] == scrub_index.PREFIX_WORDS, "run tools/gen_scrub_index.py"
     for name in ("RULE_KEYS", "KW_FULL", "KW_TOKEN", "KW_ALWAYS"):
