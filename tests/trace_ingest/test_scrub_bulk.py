@@ -722,3 +722,37 @@ def test_a_lowercase_uuid_never_decodes_to_text() -> None:
         "01234567-89ab-cdef-0123-456789abcde=",
     ):
         assert not _uuid(near.encode())
+
+
+def test_the_closing_tag_gate_skips_only_documents_naming_no_secret(monkeypatch: Any) -> None:
+    """``_xml_finder`` walks the closing tags only when ``findall`` saw a name that says
+    secret: the same spans as walking them always, on random documents of ordinary and
+    secret-named elements, namespaces, nesting, self-closing and broken tags."""
+    from trace_ingest import scrub_rules
+
+    rng = random.Random(17)
+    names = ["p", "code", "a", "b", "ns:p", "Password", "apiToken", "x:secret", "Key", "name"]
+    values = ["Xk92!mQz7rT", "hunter2hunter2", "{AQAAABAAAAAQ1234567890abc}", "ok", "<b>x</b>"]
+    docs = []
+    for _ in range(1500):
+        parts = []
+        for _ in range(rng.randrange(1, 8)):
+            name = rng.choice(names)
+            form = rng.random()
+            if form < 0.6:
+                parts.append(f"<{name}>{rng.choice(values)}</{name}>")
+            elif form < 0.8:
+                parts.append(f"<{name} id='1'>{rng.choice(values)}</{name}> text ")
+            else:
+                parts.append(rng.choice(["</", "<br/>", "</ p>", f"</{name}", " > "]))
+        docs.append("".join(parts))
+
+    def spans() -> list[list[tuple[int, int]]]:
+        return [list(scrub_rules._xml_finder(d, d.lower())) for d in docs]
+
+    gated = spans()
+    skipped = sum(not scrub_rules._xml_secret_names(d) for d in docs)
+    monkeypatch.setattr(scrub_rules, "_xml_secret_names", lambda text: True)
+    assert spans() == gated
+    assert sum(map(len, gated)) > 300
+    assert skipped > 100
