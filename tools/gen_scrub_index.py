@@ -17,7 +17,6 @@ sys.path.insert(0, str(ROOT))
 from trace_ingest import scrub, scrub_rules  # noqa: E402
 from trace_ingest.scrub_rules import (  # noqa: E402
     PII_CATEGORIES,
-    _Lazy,
     builtin_rules,
     offsets_of_pattern,
     pii_rules,
@@ -31,8 +30,7 @@ def patterns() -> list[str]:
     """Every built-in pattern: the rules' (PII ones too) and the finders' own regexes."""
     rules = scrub.Scrubber("/nonexistent", pii=PII_CATEGORIES).rules
     found = [r.pattern for r in rules if r.pattern]
-    for module in (scrub_rules, scrub):
-        found += [v.pattern for v in vars(module).values() if isinstance(v, _Lazy)]
+    found += scrub_rules.helper_patterns()
     return sorted(set(found))
 
 

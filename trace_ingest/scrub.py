@@ -48,7 +48,6 @@ from trace_ingest.scrub_index import (
 from trace_ingest.scrub_rules import (
     _HEX_CHARS,
     _ID_RULE,
-    _PASSWORDISH,
     _PCT,
     _VENDORS,
     ABSENT,
@@ -59,15 +58,9 @@ from trace_ingest.scrub_rules import (
     Rule,
     _blake2b,
     _field_kind,
-    _has_letter_and_digit,
     _Lazy,
-    _long_number,
     _lower_same_length,
-    _placeholder,
-    _upper_snake,
-    _value_kind,
     builtin_rules,
-    entropy,
     lazy_builtin_rules,
     pii_rules,
     vendor_rule,
@@ -490,6 +483,8 @@ class Scrubber:
             _merge(counts, sub)
             return direct
         stripped = value.strip()
+        if kind >= 2:
+            from trace_ingest.scrub_values import _field_secret, _value_kind
         if kind == 3:  # SecretArn, passwordRef: is the value the identifier its suffix names?
             kind = _value_kind(key, stripped)
             if not kind:
@@ -887,22 +882,6 @@ def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
 
 def _is_name(value: str) -> bool:
     return all(c.isalpha() or c in "_.-" for c in value)
-
-
-def _field_secret(key: str, value: str) -> bool:
-    if len(value) < 6 or len(value) > 4096 or any(c.isspace() for c in value):
-        return False
-    if value.startswith("arn:") or _upper_snake(value):
-        return False  # an ARN or an identifier name (K8S_CRED) under a secret-ish key
-    norm = key.lower().replace("-", "_")
-    passwordish = any(p in norm for p in _PASSWORDISH)
-    if _placeholder(value, identifiers=not passwordish):
-        return False
-    if _long_number(value):
-        return True  # <asanaToken>7540214992015379</asanaToken>: a numeric token
-    if not passwordish and (not _has_letter_and_digit(value) or entropy(value) < 3.0):
-        return False
-    return not value.startswith(("http://", "https://"))
 
 
 def _merge(into: dict[str, int], sub: dict[str, int]) -> None:

@@ -100,6 +100,7 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest.scrub",
         "trace_ingest.scrub_rules",
         "trace_ingest.scrub_index",
+        "trace_ingest.scrub_values",
         "trace_ingest._regex",
         "trace_ingest.fastjson",
         "trace_ingest.capture",
@@ -147,6 +148,26 @@ def test_a_payload_without_secret_keywords_never_imports_re_or_json() -> None:
     loaded = imported_modules(payload.encode())
     assert "hooks.entry" in loaded
     assert loaded & {"re", "json", "enum"} == set(), loaded & {"re", "json", "enum"}
+
+
+def test_a_payload_without_candidates_loads_no_verdict_finder_or_bulk_code() -> None:
+    """A fresh process pays for every byte of code it loads: the value verdicts, the rarer
+    finders and the bulk prefilter are loaded only when a rule has a candidate, a keyword of
+    theirs occurs, or never (docs/scrubbing.md, "What a hook call pays")."""
+    payload = json.dumps(
+        {
+            **BASE,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": "/work/settings.py"},
+            # keywords of context rules ("key", "token") without a value worth judging
+            "tool_response": {"content": "def key_of(token):\n    return token.key\n"},
+        }
+    )
+    loaded = imported_modules(payload.encode())
+    assert "trace_ingest.scrub_rules" in loaded  # the rules ran
+    cold = {"trace_ingest.scrub_values", "trace_ingest.scrub_finders", "trace_ingest.scrub_bulk"}
+    assert loaded & cold == set(), loaded & cold
 
 
 def test_garbage_stdin_is_recorded_as_malformed_and_logged(trail_home: Path) -> None:

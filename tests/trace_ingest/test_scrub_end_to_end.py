@@ -92,13 +92,11 @@ def leaked_samples(disk: bytes, samples: list[Sample]) -> list[tuple[str, str]]:
 
 def known_patterns() -> set[str]:
     """Every regex the scrubber compiles: rule patterns and its helper patterns."""
-    from trace_ingest import scrub, scrub_index, scrub_rules
+    from trace_ingest import scrub_index, scrub_rules
 
     found = {r.pattern for r in scrub_rules.builtin_rules() if r.pattern}
     found |= set(scrub_index.TRIES.values())  # the hook prefilter's keyword tries
-    for module in (scrub_rules, scrub):  # the engine's own helpers (token runs, base64 runs)
-        found |= {v.pattern for v in vars(module).values() if isinstance(v, scrub_rules._Lazy)}
-    return found
+    return found | scrub_rules.helper_patterns()  # finders' and the engine's own helpers
 
 
 def everything_on_disk(home: Path) -> bytes:

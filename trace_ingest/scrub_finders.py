@@ -1,0 +1,275 @@
+"""The finders of rarer secret formats (PEM blocks, cookies, Azure, Telegram, Sidekiq, AWS
+key pairs, ...) and of the PII categories: each runs only when its rule's keyword occurs.
+``scrub_rules`` owns the rules that name them and loads this module on the first call
+(``scrub_rules._later``)."""
+
+from __future__ import annotations
+
+from trace_ingest.scrub_rules import (
+    _AN,
+    _B64URL,
+    _LETTERS,
+    _SEP,
+    _UA,
+    _boundary_before,
+    _Lazy,
+    _lower_same_length,
+    prefixed_finditer,
+    windowed_finditer,
+)
+from trace_ingest.scrub_values import _has_letter_and_digit, _mixed_ok, _placeholder, entropy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from trace_ingest.scrub_rules import Span
+
+
+_NON_B64 = _Lazy(r"[^A-Za-z0-9+/=]++")
+_PEM_HEAD = _Lazy(r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_RUN = _Lazy(
+    rf"{_SEP}*+(?:(?:Proc-Type|DEK-Info):[^\r\n\\]*+{_SEP}++)*+"
+    rf"(?:[A-Za-z0-9+/=]{{16,}}+{_SEP}*+)*+[A-Za-z0-9+/=]*+"
+)
+PEM_MAX = 16384
+_COOKIE_HEAD = _Lazy(r"(?:set-)?cookie[\"']?[ \t]*+[:=][ \t]*+[\"']?|--cookie[ =]++[\"']?")
+# every match of _COOKIE_HEAD holds "cookie" 0 ("cookie"), 2 ("--cookie") or 4 ("set-cookie")
+# characters after its start (offset_literals does not read a pattern with alternatives)
+_COOKIE_AT = (0, 4, ("cookie",))
+_COOKIE_VALUE = _Lazy(r"[^\r\n\"'\\]{1,8192}+")
+_COOKIE_PAIR = _Lazy(r"([!#$%&*+.^_`|~0-9A-Za-z-]{1,128}+)=([^;,\s\"'\\]{1,4096}+)")
+_SESSIONISH = (
+    "sess", "sid", "token", "auth", "jwt", "csrf", "xsrf", "remember", "login", "secret",
+    "credential", "saml", "oauth", "refresh", "access", "identity", "key", "_u", "user_session",
+)  # fmt: skip
+_EMAIL_AT = _Lazy(r"@(?:[A-Za-z0-9-]{1,63}+\.)++[A-Za-z]{2,24}+")
+_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
+_IPV4 = _Lazy(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
+_HOME = _Lazy(r"(?:/home/|/users/|[a-z]:\\{1,2}users\\{1,2})([^/\\\s\"'<>:;,*?|]{1,64}+)")
+_HOME_SKIP = frozenset({"shared", "public", "default", "all users", "user", "username", "me"})
+_SAS = _Lazy(r"sharedaccesssignature[ \t]*+=[ \t]*+([^;\s\"'\\]{20,}+)|sig=([a-z0-9%+/=_-]{30,}+)")
+_DISCORD_BOT = _Lazy(rf"[MNO][{_AN}]{{23,25}}+\.[{_UA}]{{6}}\.[{_UA}]{{27,38}}+")
+_TELEGRAM_TAIL = _Lazy(rf":AA[{_UA}]{{32,33}}+")
+_SIDEKIQ_CRED = _Lazy(r"(?<![0-9a-f])[0-9a-f]{8}:[0-9a-f]{8}(?![0-9a-f])")
+_SIDEKIQ_WINDOW = 200
+_AZ_AD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_~.-")
+_AZURE = _Lazy(
+    r"(?:account_?key|sharedaccesskey)(?:\\?[\"'])?[ \t]*+(=|:|>)[ \t]*+(?:\\?[\"'])?"
+    r"([a-z0-9+/]{20,}+={0,2}+)"
+)
+_AWS_ID = _Lazy(r"A[KS]IA[A-Z2-7]{16}+")
+_B40 = _Lazy(r"[A-Za-z0-9/+]{40}+")
+_B64SET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+_AWS_WINDOW = 400
+
+
+def _pem_finder(text: str, low: str) -> Iterator[Span]:
+    """Whole private-key blocks: BEGIN … END, or BEGIN + the base64 run when END is missing."""
+    next_end = -2  # cached position of the next "-----END" (-1: none)
+    covered = 0
+    for m in _PEM_HEAD().finditer(text):
+        if m.start() < covered:
+            continue
+        head_end = m.end()
+        if next_end != -1 and next_end < head_end:
+            next_end = text.find("-----END", head_end)
+        run = _PEM_RUN().match(text, head_end)
+        stop = run.end() if run else head_end
+        body = text[head_end:stop]
+        if len(_NON_B64().sub("", body)) < 64 or "EXAMPLE" in body[:4096]:
+            continue  # too short, or a documentation key (AWS docs sprinkle EXAMPLE in it)
+        if next_end != -1 and next_end - head_end <= PEM_MAX and stop >= next_end - 2:
+            close = text.find("-----", next_end + 8)
+            stop = close + 5 if close != -1 and close - next_end < 120 else next_end + 8
+            covered = stop
+            yield m.start(), stop
+            continue
+        covered = head_end + len(_rstrip_escapes(body))
+        yield m.start(), covered
+
+
+def _rstrip_escapes(body: str) -> str:
+    stripped = body.rstrip(" \t\r\n")
+    while stripped.endswith(("\\n", "\\r", "\\t")):
+        stripped = stripped[:-2].rstrip(" \t\r\n\\")
+    return stripped
+
+
+def _cookie_finder(text: str, low: str) -> Iterator[Span]:
+    """Values of session-like cookies in ``Cookie:`` / ``Set-Cookie:`` / ``--cookie`` values."""
+    covered = 0
+    for head in windowed_finditer(_COOKIE_HEAD, low, _COOKIE_AT):
+        start = head.end()
+        if head.start() < covered:
+            continue  # inside the previous header's value (keeps "Cookie: " * n linear)
+        value = _COOKIE_VALUE().match(text, start)
+        if value is None:
+            continue
+        covered = value.end()
+        for pair in _COOKIE_PAIR().finditer(text, start, value.end()):
+            name = pair.group(1).lower()
+            val = pair.group(2)
+            if not any(s in name for s in _SESSIONISH):
+                continue
+            if len(val) < 8 or _placeholder(val, identifiers=False) or _LETTERS().fullmatch(val):
+                continue
+            yield pair.span(2)
+
+
+def _email_finder(text: str, low: str) -> Iterator[Span]:
+    """``local@domain.tld``: the regex is led by the literal ``@``; the local part is found
+    by walking left in Python (bounded), so ``x@x@x@…`` stays linear."""
+    for dom in _EMAIL_AT().finditer(text):
+        at = dom.start()
+        start = at
+        while start > 0 and at - start < 64 and text[start - 1] in _LOCAL:
+            start -= 1
+        if start == at or (start > 0 and text[start - 1] == ":"):
+            continue  # no local part, or user:pass@host (URL credentials)
+        if start >= 3 and text[start - 3 : start] == "://":
+            continue  # scheme://user@host is a URL, not an e-mail address
+        yield start, dom.end()
+
+
+def _ip_finder(text: str, low: str) -> Iterator[Span]:
+    for m in _IPV4().finditer(text):
+        parts = [int(p) for p in m.group(0).split(".")]
+        if any(p > 255 for p in parts) or parts[0] in (0, 127) or parts == [255] * 4:
+            continue
+        yield m.span()
+
+
+def _home_finder(text: str, low: str) -> Iterator[Span]:
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    for m in _HOME().finditer(subject):
+        start, end = m.span(1)
+        name = text[start:end]
+        if name.lower() in _HOME_SKIP or name.startswith(("$", "%", "<", "{", "[", ".")):
+            continue
+        if len(name) > 3 and _placeholder(name, identifiers=False):
+            continue
+        yield start, end
+
+
+def _sas_finder(text: str, low: str) -> Iterator[Span]:
+    """Azure ``SharedAccessSignature=…`` values and ``?…&sig=…`` SAS signatures."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    for m in prefixed_finditer(_SAS, subject):
+        if m.group(1) is not None:
+            yield m.span(1)
+        elif m.start() > 0 and subject[m.start() - 1] in "?&;":
+            yield m.span(2)
+
+
+def _discord_bot_finder(text: str, low: str) -> Iterator[Span]:
+    """Discord bot tokens (base64 user id . timestamp . HMAC), only near the word discord."""
+    for m in _DISCORD_BOT().finditer(text):
+        end = m.end()
+        if _boundary_before(text, m.start()) and (end == len(text) or text[end] not in _B64URL):
+            yield m.span()
+
+
+def _telegram_finder(text: str, low: str) -> Iterator[Span]:
+    """Telegram bot tokens, ``<8-10 digit bot id>:AA<32-33 base64url>``: found from the literal
+    ``:AA``, the id by walking left over digits (bounded)."""
+    pos = 0
+    rx = _TELEGRAM_TAIL()
+    while True:
+        i = text.find(":AA", pos)
+        if i < 0:
+            return
+        pos = i + 1
+        start = i
+        while start > 0 and i - start < 11 and text[start - 1].isdigit():
+            start -= 1
+        if not 8 <= i - start <= 10 or not _boundary_before(text, start):
+            continue
+        m = rx.match(text, i)
+        if m is None or (m.end() < len(text) and text[m.end()] in _B64URL):
+            continue
+        pos = m.end()
+        yield start, m.end()
+
+
+def _sidekiq_finder(text: str, low: str) -> Iterator[Span]:
+    """Sidekiq Pro/Enterprise gem credentials, ``<8 hex>:<8 hex>`` (as contribsys issues them),
+    in the 200 characters after a ``contribsys`` mention: Bundler's
+    ``BUNDLE_ENTERPRISE__CONTRIBSYS__COM`` setting under any syntax (``:=``, XML, ``setProperty``,
+    a Go ``var``) or the ``enterprise.contribsys.com`` source URL."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    rx = _SIDEKIQ_CRED()
+    pos = 0
+    done = 0
+    while True:
+        i = subject.find("contribsys", pos)
+        if i < 0:
+            return
+        pos = i + 10
+        for m in rx.finditer(subject, max(i, done), min(len(subject), i + _SIDEKIQ_WINDOW)):
+            done = m.end()
+            yield m.span()
+
+
+def _azure_ad_finder(text: str, low: str) -> Iterator[Span]:
+    """Azure AD (Entra) client secrets: 3 characters, a digit, ``Q~``, then 31-34 of
+    ``[A-Za-z0-9_~.-]``; found from the literal ``Q~`` and checked in Python."""
+    pos = 0
+    n = len(text)
+    while True:
+        i = text.find("Q~", pos)
+        if i < 0:
+            return
+        pos = i + 2
+        start = i - 4
+        if start < 0 or not text[i - 1].isdigit():
+            continue
+        if any(c not in _AZ_AD_CHARS or c == "-" for c in text[start : i - 1]):
+            continue
+        if start > 0 and text[start - 1] in _AZ_AD_CHARS:
+            continue
+        end = i + 2
+        while end < n and end - i - 2 < 35 and text[end] in _AZ_AD_CHARS:
+            end += 1
+        if not 31 <= end - i - 2 <= 34 or (end < n and text[end] in _AZ_AD_CHARS):
+            continue
+        value = text[start:end]
+        if _has_letter_and_digit(value) and entropy(value) >= 3.5:
+            pos = end
+            yield start, end
+
+
+def _azure_finder(text: str, low: str) -> Iterator[Span]:
+    """Azure storage / Service Bus keys: ``AccountKey=…`` in connection strings, and (88
+    base64 characters, as storage keys are) after ``account_key:``, ``"accountKey":``,
+    ``storageAccountKey:`` and ``<AccountKey>``."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    for m in prefixed_finditer(_AZURE, subject):
+        start, end = m.span(2)
+        if m.group(1) != "=" and (end - start < 40 or entropy(text[start:end]) < 4.0):
+            continue
+        if end < len(text) and text[end] in _B64URL:
+            continue
+        yield start, end
+
+
+def _aws_pair_finder(text: str, low: str) -> Iterator[Span]:
+    """An AWS secret key not under an AWS name: a 40-character base64 run within 400
+    characters of an ``AKIA``/``ASIA`` key id (they travel together). It must look random
+    (upper, lower and a digit, not hex: a git SHA is 40 hex)."""
+    rx = _B40()
+    done = 0
+    for idm in _AWS_ID().finditer(text):
+        lo = max(done, idm.start() - _AWS_WINDOW)
+        hi = min(len(text), idm.end() + _AWS_WINDOW)
+        for m in rx.finditer(text, lo, hi):
+            a, b = m.span()
+            if (a > 0 and text[a - 1] in _B64SET and text[a - 1] != "=") or (
+                b < len(text) and text[b] in _B64SET
+            ):
+                continue
+            v = m.group(0)
+            if not _mixed_ok(v) or entropy(v) < 4.0:
+                continue
+            yield a, b
+        done = max(done, hi)

@@ -1,0 +1,775 @@
+"""Value verdicts: whether a candidate a rule found is a secret, or a placeholder, a fake or
+typed token, an identifier, or the shape a name's identifier suffix names
+(docs/scrubbing.md, "Identifier suffixes"). They run only once a rule has a candidate;
+``scrub_rules`` loads this module on the first call (``scrub_rules._later``)."""
+
+from __future__ import annotations
+
+from trace_ingest.scrub_rules import (
+    _EXCLUDE_ALL,
+    _FIELD_SUFFIXES,
+    _HEX_CHARS,
+    _ID_ENDS,
+    _LETTERS,
+    _PW_EXCLUDE,
+    _STOP,
+    Rule,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from trace_ingest.scrub_rules import Finder, Span
+
+
+_ENTROPY_CACHE: dict[str, float] = {}
+_CYCLE = 12  # a tail this long repeating a unit of 2 to 4 characters is typed, not random
+_PLACEHOLDER_WORDS = ("here", "your", "random", "sample", "dummy", "placeholder", "redacted")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.[]'\" :|-()!")
+_GEN_ID_ENDS = ("id", "ids", "name", "names", "ref", "refs", "uri", "uris", "sha")
+_EXCLUDED_CACHE: dict[str, str] = {}
+_UUID_ID_WORDS = (
+    "client", "request", "idempot", "session", "next", "continuation", "page", "sync",
+    "correlation", "trace", "instance", "tenant", "subscription", "account", "user", "org",
+    "project", "workspace", "device", "install",
+)  # fmt: skip
+# ----------------------------------------------------------------------- identifier suffixes
+# A name ending in an identifier word (``*_ARN``, ``passwordRef``, ``token_hash``) points at
+# a secret or describes one, so its value is kept, but only when the value has the shape the
+# word names: ``AWS_SECRET_ACCESS_KEY_ARN=<40 base64>`` is a secret under a borrowed suffix
+# and is judged by the ordinary rules. The table (longest suffix first where one ends
+# another) is docs/scrubbing.md's "Identifier suffixes" table.
+_SHAPE_SUFFIXES = (
+    ("fingerprint", "digest"), ("checksum", "digest"), ("digest", "digest"),
+    ("sha256", "digest"), ("sha512", "digest"), ("sha1", "digest"), ("md5", "digest"),
+    ("hash", "digest"), ("sha", "digest"), ("version", "version"),
+    ("arns", "arn"), ("arn", "arn"), ("uris", "uri"), ("uri", "uri"), ("urls", "uri"),
+    ("url", "uri"), ("path", "path"), ("file", "path"), ("dir", "path"), ("refs", "ref"),
+    ("ref", "ref"), ("ids", "id"), ("id", "id"), ("names", "name"), ("name", "name"),
+    ("type", "name"), ("header", "name"), ("alg", "name"),
+)  # fmt: skip
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
+_DIGEST_HEX = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
+# base64 of 16, 20, 32, 48 and 64 bytes: padded length -> padding, unpadded lengths
+_DIGEST_B64_PADDED = {24: 2, 28: 1, 44: 1, 64: 0, 88: 2}
+_DIGEST_B64_BARE = frozenset((22, 27, 43, 64, 86))
+_DIGEST_ALGS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3-256", "sha3-512",
+                "blake2b", "blake2s", "blake3", "crc32", "xxh64", "xxh3")  # fmt: skip
+# characters of ids and names; a value with any other (``! # + = % ~ *``) is not one
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:@|/ ")
+_ID_SEPARATORS = str.maketrans("-_.:@|/", "       ")
+_SECRET_WORDS = ("key", "secret", "token", "passw", "credential", "access", "auth")
+_PASSWORDISH = ("password", "passwd", "passphrase", "pwd", "secret")
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character (memoized: a candidate is judged by
+    several filters, and pathological inputs repeat one value)."""
+    found = _ENTROPY_CACHE.get(value)
+    if found is not None:
+        return found
+    found = _entropy(value)
+    if len(_ENTROPY_CACHE) > 4096:
+        _ENTROPY_CACHE.clear()
+    _ENTROPY_CACHE[value] = found
+    return found
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    if n == 0:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    from math import log2  # only context rules with a candidate reach here
+
+    return -sum(c / n * log2(c / n) for c in counts.values())
+
+
+def _glued_ok(value: str) -> bool:
+    """A known-format token glued to a word before it (``xghp_…``, ``key_sk-ant-…``,
+    ``mcp__srv__ghp_…``): accepted when it looks random, i.e. has both upper- and lower-case
+    letters. Real tokens of these formats almost always do; the words and identifiers a
+    prefix such as ``sk-`` or ``hf_`` can hide in (``task-proj-…``, ``shelf_…``) almost never
+    do."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value)
+
+
+def _fake_token(value: str) -> bool:
+    """Placeholders shaped like a known token: ``ghp_xxxx…``, ``…EXAMPLE``, ``sk-proj-****``,
+    ``xoxp-1-SlackAppConfigurationAccessTokenHere``."""
+    low = value.lower()
+    if _names_a_secret(value, words=2):
+        return True
+    if "xxxxx" in low or "example" in low or "*****" in low or "....." in low:
+        return True
+    if "<" in low or "{" in low:
+        return True
+    return len(set(value)) < 8
+
+
+def _format_fake(value: str) -> bool:
+    """The fake filter of known-format tokens: a placeholder (``_fake_token``) or a body that
+    is not random (``_sham_token``)."""
+    return _fake_token(value) or _sham_token(value)
+
+
+def _sham_token(value: str) -> bool:
+    """A known-format token whose random part is not random: the prefix is right, but the
+    body ends in a short cycle (``GR1348941`` + ``123123…``), holds a placeholder word in a
+    digit-free tail (``xoxp-1-RANDOMSTRINGHERE``) or is a phrase
+    (``glimt-my-tokens_are-correct``). Issued tokens come from a random generator, which
+    produces none of these (a 12-character cycle: about 62**-9; a placeholder word in a
+    digit-free tail: below 1e-5; three words between separators: far rarer). Not for JWTs,
+    PEM bodies or base64 data, whose encoded bytes may repeat (docs/scrubbing.md, "Near
+    misses, second pass", says what is deliberately not filtered)."""
+    return _cycle_tail(value) or _placeholder_tail(value) or _phrase(value)
+
+
+def _cycle_tail(value: str) -> bool:
+    """The last ``_CYCLE`` or more characters repeat a unit of 2–4 characters (``123123…``,
+    ``abab…``). One repeated character is not enough: formats encode zero bytes that way
+    (the ``AAAA…`` head of a Twitter bearer token, bech32 ``q``), and the sources count
+    such tokens as secrets."""
+    n = len(value)
+    for period in (2, 3, 4):
+        if n < _CYCLE or len(set(value[n - period :])) < 2:
+            continue
+        i = n - period - 1
+        while i >= 0 and value[i] == value[i + period]:
+            i -= 1
+        if n - 1 - i >= _CYCLE:
+            return True
+    return False
+
+
+def _placeholder_tail(value: str) -> bool:
+    tail = value
+    for sep in "-_.":
+        tail = tail.rpartition(sep)[2] if sep in tail else tail
+    if len(tail) < 8 or any(c.isdigit() for c in tail):
+        return False
+    low = tail.lower()
+    return any(w in low for w in _PLACEHOLDER_WORDS)
+
+
+def _phrase(value: str) -> bool:
+    """Three or more words between ``-``/``_``/``.`` after the prefix, 10+ letters in all
+    and 40% of the parts' characters: a sentence written as a token
+    (``checking_Length-Is-checking``), not a random body (whose parts hold digits)."""
+    parts = value.replace("-", " ").replace("_", " ").replace(".", " ").split()[1:]
+    words = sum(len(p) for p in parts if len(p) >= 2 and _word(p))
+    count = sum(1 for p in parts if len(p) >= 2 and _word(p))
+    return count >= 3 and words >= 10 and words >= 0.4 * sum(map(len, parts))
+
+
+def _word(part: str) -> bool:
+    """Lower-case or capitalised letters with a vowel: ``tokens``, ``Length``, ``Is``. Not
+    all capitals: upper-case formats (1Password's ``A3-…-…``) have all-letter groups."""
+    if not (part.isascii() and part.isalpha()) or _VOWELS.isdisjoint(part):
+        return False
+    return part[1:].islower()
+
+
+def _placeholder(value: str, identifiers: bool = True) -> bool:
+    """False-positive filter for context rules (study §5.2)."""
+    low = value.lower().strip("\"'")
+    if len(low) < 4 or low in _STOP:
+        return True
+    if "example" in low or "your_" in low or "your-" in low or low.endswith("xxxx"):
+        return True
+    if any(m in low for m in ("***", "xxx", "...", "…", "redacted", "###")):
+        return True
+    first = low[0]
+    if first in "$[%" or "%s" in low or _template(low) or _upper_snake(value):
+        return True  # ${X}, [X], %X%, templates, NAME_OF_A_SECRET
+    if first == "#" and all(c.isalpha() or c in "-_" for c in low[1:]):
+        return True  # a CSS selector or an anchor (#add-password)
+    if low.startswith(("&lt;", "&#")):
+        return True
+    if first == "<" or (low.endswith(">") and "<" in low):
+        return True
+    if low.startswith(("~/", "./", "../")) or (first == "/" and low.count("/") >= 2):
+        return True
+    if _code_value(value) or _resource_path(value.strip("\"'")):
+        return True
+    if identifiers:
+        if _dotted_name(value):
+            return True
+        if (_LETTERS().fullmatch(value) or _code_identifier(value)) and not _random_looking(value):
+            return True
+        if value.endswith(")") or "(" in value:
+            return True
+    return False
+
+
+def _resource_path(value: str) -> bool:
+    """A reference to where a secret lives, not the secret: three or more parts joined by
+    ``/`` or ``:``, each made of lower-case words and numbers (``projects/123/secrets/
+    openai-key/versions/latest``, ``prod/app/db``, ``ecr:us-east-1:aws-creds``,
+    ``urn:ietf:params:oauth:…``). Random keys that hold ``/`` or ``:`` keep their capitals
+    (base64) or mix letters and digits inside a word (``q5przi0t…:kl0qg:…``)."""
+    parts = value.replace(":", "/").split("/")
+    return (
+        len(parts) >= 3
+        and value.isascii()
+        and any(c.isalpha() for c in value)
+        and all(0 < len(p) <= 48 and _ref_part(p) for p in parts)
+    )
+
+
+def _ref_part(part: str) -> bool:
+    """``us-east-1``, ``openai-key``, ``v1``, ``123``: chunks of lower-case letters followed by
+    digits, joined by ``-``, ``_`` or ``.``."""
+    for chunk in part.replace("_", "-").replace(".", "-").split("-"):
+        letters = chunk.rstrip("0123456789")
+        if not chunk or (letters and not (letters.isalpha() and letters.islower())):
+            return False
+    return True
+
+
+def _template(low: str) -> bool:
+    """``${X}``, ``{{ secrets.X }}``, ``{token}``, ``{self.key}``, ``%(pw)s``: a template.
+    A brace-heavy random value (``k{9#Qz}x{``) is not: every ``{…}`` must hold a name."""
+    if "${" in low or "{{" in low or "{%" in low or "%(" in low or "<%" in low:
+        return True
+    if "{" not in low and "}" not in low:
+        return False
+    pos, groups = 0, 0
+    while True:
+        i = low.find("{", pos)
+        if i < 0:
+            break
+        j = low.find("}", i + 1)
+        if j < 0:
+            return False
+        inner = low[i + 1 : j].strip()
+        if not inner or not (inner[0].isalpha() or inner[0] == "_"):
+            return False
+        if any(c not in _NAME_CHARS for c in inner):
+            return False
+        groups += 1
+        pos = j + 1
+    return groups > 0
+
+
+def _upper_snake(value: str) -> bool:
+    """An identifier name as a value (``K8S_CRED``, ``OPENAI_API_KEY``): upper case, digits
+    and at least one underscore; a name a secret is stored under, not the secret."""
+    v = value.strip("\"'")
+    return "_" in v and v[:1].isalpha() and all(c.isupper() or c.isdigit() or c == "_" for c in v)
+
+
+def _uuid(value: str) -> bool:
+    if len(value) != 36 or [value[i] for i in (8, 13, 18, 23)] != ["-"] * 4:
+        return False
+    return all(c in "0123456789abcdefABCDEF" for c in value.replace("-", ""))
+
+
+def _date(value: str) -> bool:
+    """``2016-09-08T21:47:36Z``, ``2024-05-01``: a timestamp."""
+    return len(value) >= 10 and value[:4].isdigit() and value[4] == "-" and value[5:7].isdigit()
+
+
+def _version(value: str) -> bool:
+    """``1.12.500``, ``2.3.4.RELEASE``, ``0.11.5-beta1``: a version (Maven coordinates)."""
+    head = value.split("-", 1)[0].split("+", 1)[0]
+    parts = head.split(".")
+    return len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit()
+
+
+def _code_identifier(value: str) -> bool:
+    """``os.environ.get``, ``settings.token``, ``self->key``, ``Config::KEY``, ``get_token()``."""
+    head = value.split("(", 1)[0] if value.endswith(")") else value
+    parts = head.replace("::", ".").replace("->", ".").split(".")
+    return all(p.replace("$", "_").isidentifier() for p in parts) and (
+        len(parts) > 1 or head != value
+    )
+
+
+def _code_value(value: str) -> bool:
+    """Code or a reference where a literal was expected: an ARN, a concatenation
+    (``+new Buffer(``, ``.$p[``), a variable (``$_POST``, ``\\$x`` escaped in JSON text), a
+    Rails route (``cms/sites/passwords#update``)."""
+    v = value.lstrip("\\")
+    if v.startswith("arn:") or v.startswith("$"):
+        return True
+    if v[:1] in "+." and any(c in v for c in " ([$"):
+        return True
+    return "#" in v and "/" in v and all(c.islower() or c in "/_#-" for c in v)
+
+
+def _dotted_name(value: str) -> bool:
+    """A digit-free dotted name (``process.env.REACT_APP_FIREBASE_DEV_PASSWORD``): long and
+    varied enough to pass for random, but code. Only where identifiers are excluded anyway: a
+    quoted password may be ``correct.horse``."""
+    return "." in value and not any(c.isdigit() for c in value) and _code_identifier(value)
+
+
+def _has_letter_and_digit(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _atlassian_checksum_shape(value: str) -> bool:
+    """Atlassian API tokens (``ATATT…``) and admin API keys (``ATCTT…``) end in ``=`` and an
+    8-character checksum (the shape trufflehog's detectors describe); the long ``ATATT3…``
+    form without it is the vendor rule above."""
+    tail = value[-8:]
+    return (
+        len(value) >= 30
+        and value[-9] == "="
+        and tail.isascii()
+        and tail.isalnum()
+        and not _format_fake(value)
+    )
+
+
+def _mixed_ok(value: str) -> bool:
+    return (
+        not _format_fake(value)
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+def _word_start(low: str, word: str) -> bool:
+    pos = 0
+    while True:
+        i = low.find(word, pos)
+        if i < 0:
+            return False
+        if i == 0 or not low[i - 1].isalpha():
+            return True
+        pos = i + 1
+
+
+def _near_word(rule: Rule) -> Finder:
+    words = rule.keywords
+    base = Rule(rule.id, rule.keywords, rule.pattern, lb=rule.lb, glued=rule.glued, rb=rule.rb,
+                group=rule.group)  # fmt: skip
+
+    def finder(text: str, low: str) -> Iterator[Span]:
+        if any(_word_start(low, w) for w in words):
+            yield from base.spans(text, low)
+
+    return finder
+
+
+def _weak_ok(value: str) -> bool:
+    """A value under a bare ``key`` name: only random-looking ones count (16 or more
+    characters, a letter and a digit, entropy ≥ 3.5, and not hex, which is a hash or an id
+    far more often)."""
+    if len(value) < 16 or not _has_letter_and_digit(value) or entropy(value) < 3.5:
+        return False
+    if "/" in value or ":" in value or _names_a_secret(value) or _file_name(value):
+        return False  # a path (S3Key), a namespaced name (ec2:RootDeviceType), a file name
+    groups = value.split("-")
+    if len(groups) >= 4 and groups[0].isalpha() and sum(_hex_group(g) for g in groups) >= 3:
+        return False  # signed-2065c468-73e2-4385-…: a name and a UUID, an object key
+    if any(c.isupper() for c in value):
+        # CamelCase words (Ipv6CidrAssociations, FirewallPoliciesV2), not random characters
+        run = _longest_lower_run(value)
+        if run > 7 or (run >= 6 and sum(c.isdigit() for c in value) <= 1):
+            return False
+        return _class_changes(value) >= len(value) // 4
+    return sum(c.isdigit() for c in value) >= 2 and entropy(value) >= 3.8
+    return not all(c in "0123456789abcdefABCDEF-" for c in value)
+
+
+def _hex_group(group: str) -> bool:
+    return 4 <= len(group) <= 13 and all(c in "0123456789abcdefABCDEF" for c in group)
+
+
+def _key_exclusion(key: str) -> str:
+    """Whether a name is about a secret, or an identifier/counter/hash field, not a secret
+    itself: ``""`` no, ``"*"`` yes (``next_token``, ``key_hash_algorithm``), or the shape
+    its value must have for the name to count (``"arn"`` for ``secret_key_arn``: excluded
+    only by its identifier suffix, ``_SHAPE_SUFFIXES``). Memoized: the same few names recur
+    all through a text."""
+    found = _EXCLUDED_CACHE.get(key)
+    if found is None:
+        norm = key.replace("-", "_").strip("_.$")
+        found = _suffix_exclusion(norm, _gen_excluded)[0]
+        if len(_EXCLUDED_CACHE) > 4096:
+            _EXCLUDED_CACHE.clear()
+        _EXCLUDED_CACHE[key] = found
+    return found
+
+
+def _gen_excluded(norm: str) -> bool:
+    return _excluded_part(norm) or norm.endswith(_GEN_ID_ENDS)
+
+
+def _excluded_part(norm: str) -> bool:
+    """A key name that holds one of the exclusion words (``next_token``, ``key_hash``). The
+    word ``file`` counts only as a word end (``password_file``), not in ``fileio_secret``."""
+    for x in _EXCLUDE_ALL:
+        i = norm.find(x)
+        if i >= 0 and (x != "file" or not norm[i + 4 : i + 5].isalpha()):
+            return True
+    return False
+
+
+def _uuid_secret_key(key: str, original: str = "") -> bool:
+    """A UUID is a secret under ``api``/``secret``/``pass``/``auth`` names, and under a
+    ``…token``/``…key`` name that is not about a request, client or session (Heroku, HubSpot,
+    Snyk and others issue UUID-shaped keys; ``ClientToken`` and ``idempotency_key`` are ids)."""
+    if any(w in key for w in ("api", "secret", "pass", "auth")):
+        return True
+    if original[:1].isupper() and not original.isupper():
+        return False  # LifecycleActionToken, ClientRequestToken: an API field (PascalCase)
+    norm = key.replace("-", "_")
+    return norm.endswith(("token", "key")) and not any(w in norm for w in _UUID_ID_WORDS)
+
+
+def _long_number(value: str) -> bool:
+    """16 or more digits that are not one digit repeated: a numeric token or client secret
+    under a token/secret name (timestamps in milliseconds have 13)."""
+    return len(value) >= 16 and value.isdigit() and len(set(value)) >= 5
+
+
+def _case_changes(value: str) -> int:
+    n, prev = 0, None
+    for c in value:
+        up = c.isupper() if c.isalpha() else None
+        if up is not None:
+            if prev is not None and up != prev:
+                n += 1
+            prev = up
+    return n
+
+
+def _named_after_key(key: str, word: str, value: str) -> bool:
+    """An identifier that spells its own kind: ``ExportToken`` = ``export-token-cu4l…``,
+    ``CopyProductToken`` = ``copyproduct-abc5…`` (AWS names resource ids after their type, as
+    ``sg-…`` or ``i-…``). The value starts with the key's words and a ``-``: the key without
+    its secret word, followed by that word again or at least 8 characters long (a
+    ``githubToken`` holding ``github_pat_…`` is not one: that is a token format)."""
+    norm = key.replace("_", "").replace("-", "").replace(".", "")
+    stem = norm[: norm.rfind(word)] if word in norm else ""
+    low = value.lower()
+    if len(stem) < 4 or not low.startswith(stem + "-"):
+        return False
+    return low.startswith(stem + "-" + word) or len(stem) >= 8
+
+
+def _generic_verdict(key: str, value: str, quoted: bool, weak: bool, pascal: bool) -> bool:
+    """Whether ``key = value`` is a secret assignment (see ``_generic_finder``)."""
+    if value.startswith("arn:") or _version(value) or _upper_snake(value) or _date(value):
+        return False
+    if _uuid(value) and not _uuid_secret_key(key, "Ab" if pascal else "a"):
+        return False
+    if _names_a_secret(value):
+        return False
+    if weak and not _weak_ok(value):
+        return False
+    if quoted and value.isalpha() and len(value) >= 12 and _case_changes(value) >= len(value) // 4:
+        return entropy(value) >= 3.0 and not _fake_token(value)
+    if _long_number(value) and key.endswith(("token", "secret", "key", "password")):
+        return True  # discordToken="0606679021858975", ASANA_TOKEN=7540214992015379
+    return not (entropy(value) < 3.0 or _placeholder(value) or not _generic_ok(value))
+
+
+def _random_looking(value: str) -> bool:
+    """Long mixed-case strings with no digit can still be random tokens (about 1 in 500)."""
+    return len(value) >= 24 and entropy(value) >= 4.3
+
+
+def _generic_ok(value: str) -> bool:
+    return _has_letter_and_digit(value) or _random_looking(value)
+
+
+def _suffix_split(norm: str) -> tuple[str, str]:
+    """(shape, stem) of a lower-case name ending in an identifier word (``secret_key_arn`` ->
+    ``("arn", "secret_key")``), or ``("", norm)``."""
+    for suffix, shape in _SHAPE_SUFFIXES:
+        if norm.endswith(suffix):
+            return shape, norm[: len(norm) - len(suffix)].rstrip("_-.$")
+    return "", norm
+
+
+def _suffix_exclusion(norm: str, excluded: Callable[[str], bool]) -> tuple[str, str]:
+    """How the name ``norm`` excludes its value, by the context's own test ``excluded``:
+    ``""`` not at all, ``"*"`` whatever the value (``next_token``, ``key_hash_algorithm``), or
+    the shape the value must have (``"arn"`` for ``secret_key_arn``: excluded only by its
+    identifier suffix); with the name's stem. A suffix only narrows an exclusion the name has
+    anyway: ``api_token_dir`` is not excluded where ``dir`` never was (review of 20673cb)."""
+    if not excluded(norm):
+        return "", norm
+    shape, stem = _suffix_split(norm)
+    return (shape if shape and not excluded(stem) else "*"), stem
+
+
+def _shape_fits(shape: str, value: str) -> bool:
+    """Whether ``value`` has the shape an identifier suffix names (``_SHAPE_SUFFIXES``); a
+    list (``a,b``, for ``*_ids``/``*Arns``) fits when every item does."""
+    v = value.strip("\"'` ")
+    if "," in v:
+        return all(_shape_fits(shape, p) for p in v.split(",") if p.strip())
+    if not v:
+        return True
+    if shape == "arn":  # also a mistyped one (``aarn:aws:…`` in the AWS examples)
+        return v.startswith("arn:") or (v.count(":") >= 5 and _id_shape(v, 20))
+    if shape == "digest":
+        return _digest_shape(v)
+    if shape == "version":
+        return _version_shape(v)
+    if shape == "uri":
+        return _uri_shape(v)
+    if shape == "path":
+        return _path_shape(v)
+    if shape == "ref":
+        return _ref_shape(v)
+    if shape == "id" and 7 <= len(v) <= 64 and all(c in _HEX_CHARS for c in v):
+        return True  # a hex id: GCP's private_key_id (40), Key Vault versions (32)
+    return _id_shape(v, 32 if shape == "id" else 20)
+
+
+def _digest_shape(v: str) -> bool:
+    """Hex of a digest length or a short git sha (7–12), colon-separated hex pairs (a key
+    fingerprint), ``sha256:…``/``sha512-…`` (SRI)/``SHA256:…`` (OpenSSH), base64 of a digest
+    length with its padding, or a decimal checksum."""
+    n = len(v)
+    if all(c in _HEX_CHARS for c in v):
+        return n in _DIGEST_HEX or 7 <= n <= 12
+    if v.isdigit():
+        return n <= 20
+    if ":" in v and all(len(p) == 2 for p in v.split(":")):
+        return all(c in _HEX_CHARS for c in v.replace(":", ""))
+    low = v.lower()
+    for alg in _DIGEST_ALGS:
+        if low.startswith(alg) and v[len(alg) : len(alg) + 1] in (":", "-", "=", "$"):
+            body = v[len(alg) + 1 :]
+            return len(body) >= 16 and all(c in _B64_CHARS for c in body)
+    return _digest_b64(v)
+
+
+def _digest_b64(v: str) -> bool:
+    if not all(c in _B64_CHARS for c in v):
+        return False
+    body = v.rstrip("=")
+    pad = len(v) - len(body)
+    if pad:
+        return _DIGEST_B64_PADDED.get(len(v)) == pad and "=" not in body
+    return len(v) in _DIGEST_B64_BARE
+
+
+def _version_shape(v: str) -> bool:
+    """``1.2.3``, ``v2``, ``7``, ``latest``/``AWSCURRENT`` (a word of up to 16 letters), a
+    date, a UUID or 32/40 hex (AWS, Key Vault and git version ids)."""
+    core = v[1:] if v[:1] in "vV" else v
+    if core.isdigit() or _version(core) or _date(v) or _uuid(v):
+        return True
+    if v.isalpha():
+        return len(v) <= 16
+    return len(v) in (32, 40) and all(c in _HEX_CHARS for c in v)
+
+
+def _uri_shape(v: str) -> bool:
+    """A scheme (``https://…``, ``urn:…``, ``mailto:…``), a path, or a host name with an
+    optional port and path (``redis.internal:6379``, ``localhost:8080``)."""
+    head, colon, rest = v.partition(":")
+    # schemes and host names are case-insensitive (RFC 3986 3.1, 3.2.2): HTTP://LOCALHOST:3000
+    head = head.lower()
+    scheme = len(head) >= 2 and head[0].isalpha() and head.isascii()
+    if colon and rest and scheme and all(c.islower() or c.isdigit() or c in "+.-" for c in head):
+        if rest.startswith(("//", "/")):
+            return True  # https://…, file:/…: (a password in a URL is url-credentials' job)
+        # an opaque scheme (``urn:…``, ``vault:secret/app#password``, ``redis.internal:6379``)
+        # names something: what follows has an id's shape, or ``xk:<any secret>`` would pass
+        core = rest.split("#", 1)[0].split("?", 1)[0]
+        return bool(core) and not core.startswith(":") and _id_shape(core, 20)
+    if _path_start(v):
+        return True
+    host = v.split("/", 1)[0].split(":", 1)[0].lower()
+    labels = host.split(".")
+    if host != "localhost" and (len(labels) < 2 or not labels[-1].isalpha()):
+        return False
+    return all(lab and all(c.islower() or c.isdigit() or c == "-" for c in lab) for lab in labels)
+
+
+def _path_start(v: str) -> bool:
+    """An absolute, relative, home or Windows path whose parts are not random runs (a
+    base64 key can begin with ``/``)."""
+    if v.startswith(("./", "../", "~/", "~\\", "\\\\", ".\\")):
+        return True
+    drive = len(v) > 2 and v[0].isalpha() and v[1] == ":" and v[2] in "\\/"
+    if not (drive or v.startswith("/")):
+        return False
+    return "+" not in v and "=" not in v and not _random_part(v, 12)
+
+
+def _path_shape(v: str) -> bool:
+    """A path (``_path_start``), a file name (``key.pem``, ``certs/db.json``), or a
+    relative path or name of plain parts (``secrets/prod``, ``id_rsa``)."""
+    if _path_start(v) or _file_name(v.replace("\\", "/").rsplit("/", 1)[-1]):
+        return True
+    return all(c in _ID_CHARS for c in v) and not _random_part(v, 12)
+
+
+def _ref_shape(v: str) -> bool:
+    """A reference to where a secret lives: a scheme (``vault:…``, ``op://…``, ``ref+…``,
+    ``https://…``), a secret-manager or git path (``projects/…/secrets/…``,
+    ``refs/heads/main``, ``prod/app/db``), a git sha, a version, or a name."""
+    if _uri_shape(v) or _resource_path(v) or _version(v) or v.startswith("ref+"):
+        return True
+    if all(c in _HEX_CHARS for c in v) and 7 <= len(v) <= 64:
+        return True
+    return _id_shape(v, 20)
+
+
+def _id_shape(v: str, longest: int) -> bool:
+    """An id or a name: a UUID or an ARN; else only id characters (letters, digits, ``-_.:@|/``
+    and spaces), and no random-looking part (upper case, lower case and digits changing
+    often) longer than ``longest`` characters (12 when the value has a ``/``: a base64 key
+    without ``+``). Numbers, slugs (``kv-prod-weu-01``), CamelCase names
+    (``FirewallPoliciesV2``), ``K8S_CRED``, e-mail addresses and short random ids (nanoid,
+    Okta, Auth0 client ids of 32) fit; ``Xk92!mQz7#pLw0`` and 40 random base64 do not."""
+    if _uuid(v) or v.startswith("arn:"):
+        return True
+    if not all(c in _ID_CHARS or (ord(c) > 127 and c.isalpha()) for c in v):
+        return False
+    return not _random_part(v, 12 if "/" in v else longest)
+
+
+def _random_part(v: str, longest: int) -> bool:
+    """A part between separators longer than ``longest`` that mixes two of upper case, lower
+    case and digits, changing class at least every 2.5 characters (random base62 changes
+    about every 1.6, random lower-case letters and digits or hex about every 2.1;
+    CamelCase words with a digit, ``FirewallPoliciesV2``, every 3.6). Letters of one case with
+    digits change class only about every 2.5 characters when random (base36: a digit is 10 of
+    36 characters), so half of them would pass that bar: there a digit run every 10 characters
+    or more (at least 3) is random; names of one case keep their digits together (``db01``)."""
+    for part in v.translate(_ID_SEPARATORS).split():
+        if len(part) <= longest:
+            continue
+        upper, lower = part.lower() != part, part.upper() != part
+        digits = not part.isalpha()
+        if upper + lower + digits < 2:
+            continue
+        changes = _class_changes(part)
+        if changes * 5 >= len(part) * 2:
+            return True
+        if digits and not (upper and lower) and changes * 5 >= max(len(part), 25):
+            return True
+    return False
+
+
+def _names_a_secret(value: str, words: int = 1) -> bool:
+    """``AWSSecretKey``, ``aws_secret_access_key``, ``secrets-manager``: an identifier that
+    names a secret (random tokens almost never spell these words)."""
+    low = value.lower()
+    if len(value) > 40 or sum(c.isdigit() for c in value) > 2:
+        return False
+    if sum(w in low for w in _SECRET_WORDS) < words:
+        return False  # random tokens hold digits (pubkey-0348…, access-sandbox-…)
+    return all(c.isalnum() or c in "_-./#:" for c in value) and (
+        "_" in value or "-" in value or _case_changes(value) >= 2
+    )
+
+
+def _file_name(value: str) -> bool:
+    """``WordPress_App_2-0.zip``, ``ami-1234567890abcdef0.bin``: ends in a file extension."""
+    head, dot, ext = value.rpartition(".")
+    return bool(dot and head) and 2 <= len(ext) <= 4 and ext.isalpha() and ext.islower()
+
+
+def _longest_lower_run(value: str) -> int:
+    best = run = 0
+    for c in value:
+        run = run + 1 if c.islower() else 0
+        best = max(best, run)
+    return best
+
+
+def _class_changes(value: str) -> int:
+    """Transitions between upper case, lower case, digits and the rest."""
+    n, prev = 0, -1
+    for c in value:
+        k = 0 if c.isupper() else 1 if c.islower() else 2 if c.isdigit() else 3
+        if prev >= 0 and k != prev:
+            n += 1
+        prev = k
+    return n
+
+
+def _pw_exclusion(name: str) -> str:
+    """``_key_exclusion`` for a quoted password's name (``_PW_EXCLUDE``, ``_ID_ENDS``)."""
+    return _suffix_exclusion(name, _pw_excluded)[0]
+
+
+def _pw_excluded(name: str) -> bool:
+    return any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS)
+
+
+def _xml_secret(name: str, value: str) -> bool:
+    if len(value) < 6 or len(value) > 4096:
+        return False
+    if value.startswith("{AQAAAB"):
+        return True  # a Jenkins-encrypted secret: an encrypted credential in a config file
+    return _field_secret(name, value)
+
+
+def _github_ok(value: str) -> bool:
+    """Classic bodies are fixed-shape; a long ``ghs_`` body with ``_`` inside must look
+    random (upper, lower and a digit), so ``ghs_some_long_snake_case_name…`` is kept."""
+    if _format_fake(value):
+        return False
+    return "_" not in value[4:] or _mixed_ok(value)
+
+
+def _slack_ok(value: str) -> bool:
+    return entropy(value) >= 2.5 and not _format_fake(value)
+
+
+def _url_password_ok(value: str) -> bool:
+    """URL passwords: reject placeholders but keep plain words (no identifier filter)."""
+    low = value.lower()
+    if low in ("password", "pass", "pwd", "passwd", "secret", "x-oauth-basic", "none", "null"):
+        return False
+    if low.startswith(("$", "<", "{", "%", "[")) or "***" in low or "xxx" in low:
+        return False
+    return not ("your" in low or "example" in low or low.endswith(("}", ">")))
+
+
+def _auth_ok(value: str) -> bool:
+    """After a header name or ``Bearer`` the value is a credential unless it is a placeholder
+    or a name: all-letter values count when they look random (mixed case changing often,
+    ``Bearer yvxpthLIcYpZwe…``), not ``Bearer token`` or ``Bearer TOKEN``."""
+    if _fake_token(value) or _placeholder(value, identifiers=False):
+        return False
+    if _code_identifier(value) and not any(c.isdigit() for c in value):
+        return False  # self.token, settings.api_key
+    if _LETTERS().fullmatch(value):  # letters and _ . -: a name unless it looks random
+        return value.isalpha() and _case_changes(value) >= len(value) // 4 and len(value) >= 12
+    return True
+
+
+def _value_kind(key: str, value: str) -> int:
+    """The kind of a kind-3 key (``_field_kind``) for this value: 0 when the value has the
+    shape the key's suffix names (``SecretArn``: ``arn:…``), else the kind of the key
+    without its suffix (``dbPasswordRef`` = ``Xk92!…``: a password)."""
+    shape, stem = _suffix_split(key.lower().replace("-", "_").strip("_ \"'"))
+    if _shape_fits(shape, value):
+        return 0
+    return 2 if stem.endswith(_FIELD_SUFFIXES) else 1
+
+
+def _field_secret(key: str, value: str) -> bool:
+    if len(value) < 6 or len(value) > 4096 or any(c.isspace() for c in value):
+        return False
+    if value.startswith("arn:") or _upper_snake(value):
+        return False  # an ARN or an identifier name (K8S_CRED) under a secret-ish key
+    norm = key.lower().replace("-", "_")
+    passwordish = any(p in norm for p in _PASSWORDISH)
+    if _placeholder(value, identifiers=not passwordish):
+        return False
+    if _long_number(value):
+        return True  # <asanaToken>7540214992015379</asanaToken>: a numeric token
+    if not passwordish and (not _has_letter_and_digit(value) or entropy(value) < 3.0):
+        return False
+    return not value.startswith(("http://", "https://"))
