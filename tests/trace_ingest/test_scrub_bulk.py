@@ -476,7 +476,8 @@ def test_offset_matching_is_finditer() -> None:
         assert matches > 300, (pattern, matches)
         assert windowed > 600, pattern  # the windowed path ran, not the fallback scan
     # a finder's regex with the window its caller gives (the cookie header's alternatives)
-    from trace_ingest.scrub_rules import _COOKIE_AT, _COOKIE_HEAD, windowed_finditer
+    from trace_ingest.scrub_finders import _COOKIE_AT, _COOKIE_HEAD
+    from trace_ingest.scrub_rules import windowed_finditer
 
     rx = _COOKIE_HEAD()
     pieces = ["cookie", "set-", "--", "-", "s", '"', "'", " ", "\t", ":", "=", "x", "\n"]
