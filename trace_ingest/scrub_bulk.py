@@ -38,6 +38,13 @@ if TYPE_CHECKING:
 class BulkScrubber(Scrubber):
     """A ``Scrubber`` with the bulk prefilter engines (see the module docstring)."""
 
+    # set by ``_bulk_tables``
+    _flagger: Any  # the whole-value flagging automaton, None when a rule runs everywhere
+    _hs_flag: Any  # the same as a hyperscan database, None without hyperscan
+    _hint_ids: frozenset[int]
+    _loads: Any  # orjson.loads, when scrub_event may flag from the JSON text
+    _ascii_keywords: bool
+
     def __init__(
         self,
         home: str,
@@ -46,11 +53,6 @@ class BulkScrubber(Scrubber):
         pii: tuple[str, ...] = (),
     ) -> None:
         super().__init__(home, extra_rules, allow, pii)
-        self._flagger: Any = None
-        self._hs_flag: Any = None
-        self._hint_ids: frozenset[int] = frozenset()
-        self._loads: Any = None  # orjson.loads, when scrub_event may flag from the JSON text
-        self._ascii_keywords = True
         self._bulk_tables({k: list(v) for k, v in self._keywords})
         self._clean: set[str] = set()  # short flagged strings found clean (as value and key)
         self._b64: dict[str, bool] = {}  # _b64_live by short string (ids repeat too)

@@ -101,6 +101,7 @@ def test_hook_imports_only_the_standard_library_and_its_own_modules() -> None:
         "trace_ingest.scrub_rules",
         "trace_ingest.scrub_index",
         "trace_ingest.scrub_values",
+        "trace_ingest.scrub_finders",
         "trace_ingest._regex",
         "trace_ingest.fastjson",
         "trace_ingest.capture",
