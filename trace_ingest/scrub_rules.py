@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from trace_ingest.scrub_values import (
         _atlassian_checksum_shape,
         _auth_ok,
+        _digest_shape,
         _excluded_part,
         _fake_token,
         _format_fake,
@@ -105,6 +106,7 @@ else:
     _sidekiq_finder = _later("scrub_finders", "_sidekiq_finder")
     _telegram_finder = _later("scrub_finders", "_telegram_finder")
     _atlassian_checksum_shape = _later("scrub_values", "_atlassian_checksum_shape")
+    _digest_shape = _later("scrub_values", "_digest_shape")
     _auth_ok = _later("scrub_values", "_auth_ok")
     _excluded_part = _later("scrub_values", "_excluded_part")
     _fake_token = _later("scrub_values", "_fake_token")
@@ -1423,11 +1425,16 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
                 continue  # "…Token", "ResourceDataContainer": the next JSON key, not a value
         else:
             vm = bare.match(subject, pos)
-            if vm is None:
+            start, end = vm.span() if vm is not None else (pos, pos)
+            if ":" in subject[end : end + 9 if vm is None else end + 1]:
+                # ``api_key: xk:<token>``, ``secret: <part>:<part>``: a value of colon-joined
+                # parts (not a URL, not ``sha256:<digest>``) is judged by its last part,
+                # which is what gets redacted
+                start, end = _colon_tail(subject, pos)
+            elif vm is None:
                 continue
-            start, end = vm.span()
             nxt = end  # the value is not searched again (keeps "password=" * n linear)
-            if not _terminated(text, end):
+            if end - start < 8 or not _terminated(text, end):
                 continue
             value = text[start:end]
         k = i
@@ -1459,6 +1466,24 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             _GEN_VERDICTS[memo] = verdict
         if verdict:
             yield start, end
+
+
+_GEN_COLON = _Lazy(r"[a-z0-9_.=+/~$!#%^*@-]*+(?::(?!//)[a-z0-9_.=+/~$!#%^*@-]*+)++")
+_COLON_PARTS = 3  # more parts is a time, an address or a path list, not a prefixed secret
+
+
+def _colon_tail(subject: str, pos: int) -> Span:
+    """The last part of the colon-joined value at ``pos``, or an empty span at its end when
+    it is none: more than ``_COLON_PARTS`` parts, a part under 8 characters, or a digest
+    (``sha256:<hex>``). A ``://`` ends the value (a URL is ``url-credentials``' to judge)."""
+    m = _GEN_COLON().match(subject, pos)
+    end = m.end() if m is not None else pos
+    start = subject.rfind(":", pos, end) + 1
+    if start <= pos or end - start < 8 or subject.count(":", pos, end) >= _COLON_PARTS:
+        return end, end
+    if _digest_shape(subject[pos:end]):
+        return end, end
+    return start, end
 
 
 # (key, value, quoted, weak, PascalCase key) -> verdict: pathological and ordinary texts alike

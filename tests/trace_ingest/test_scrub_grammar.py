@@ -263,6 +263,28 @@ def test_xml_elements_and_attributes(scrubber: Scrubber) -> None:
     kept(scrubber, f"<tokenType>Bearer</tokenType><id>{r(HEX, 32)}</id>")
 
 
+def test_unquoted_colon_joined_values_lose_their_last_part(scrubber: Scrubber) -> None:
+    """``api_key: xk:<token>`` (YAML, unquoted): the value's last part is the secret; times,
+    addresses, references, URLs and ``sha256:<digest>`` are not values of that shape."""
+    tok = _mixed(RNG, A62, 32)
+    for text in (f"api_key: xk:{tok}", f"password: xk:{tok}\n", f"secret: {tok[:10]}:{tok[10:]}"):
+        out = scrubber.scrub_text(text)[0]
+        assert tok[-20:] not in out and "[REDACTED:" in out, out
+    assert scrubber.scrub_text(f"api_key: xk:{tok}")[0].startswith("api_key: xk:[REDACTED:")
+    for text in (
+        f"key: sha256:{r(HEX, 64)}",
+        f"api_key: sha256:{r(HEX, 64)}",
+        "token_expiry: 2024-01-01T10:00:00Z",
+        "password: 10.0.0.1:5432",
+        "password: env:DB_PASSWORD",
+        "secret: vault:secret/data/app",
+        f"token: https://example.com/{tok}",
+        f"api_key: a:b:c:{tok}",  # four parts: a path list or an address, not a prefix
+        "key: value:with_words_only",
+    ):
+        kept(scrubber, text)
+
+
 def test_function_call_comma_form_and_bare_key(scrubber: Scrubber) -> None:
     tok = _mixed(RNG, A62, 32)
     gone(scrubber, f'System.setProperty("ACME_TOKEN", "{tok}")', tok)
