@@ -5,6 +5,7 @@ key pairs, ...) and of the PII categories: each runs only when its rule's keywor
 
 from __future__ import annotations
 
+from trace_ingest._regex import IGNORECASE
 from trace_ingest.scrub_rules import (
     _AN,
     _B64URL,
@@ -273,3 +274,60 @@ def _aws_pair_finder(text: str, low: str) -> Iterator[Span]:
                 continue
             yield a, b
         done = max(done, hi)
+
+
+# Short password flags, tool by tool (each from the tool's own manual): the MySQL and MariaDB
+# clients take the password glued to ``-p`` (``-p secret`` asks for it, and ``secret`` is the
+# database); docker/podman/helm ``login`` (``docker run -p`` publishes a port), mongosh, twine
+# and ``az login`` take it as the
+# argument after ``-p``; sshpass after ``-p`` with or without a space; redis-cli after ``-a``;
+# keytool after ``-storepass``/``-keypass`` (and their ``-src``/``-dest`` forms). Long
+# ``--password`` flags are ``_cli_finder``'s.
+_CLI_TOOL = _Lazy(
+    r"(?<![\w.-])(?:((?:mysql|mariadb)(?:-?(?:dump|admin|import|show|check|pump|binlog|sh))?)|"
+    r"((?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?:[ \t]++registry)?|az)[ \t]++"
+    r"login|mongo(?:sh|dump|restore|import|export|stat|top|files)?|twine)|(sshpass)|(redis-cli)|"
+    r"(keytool))(?![\w.-])",
+    IGNORECASE,  # the tool's name in any case; the flags below keep theirs (-p, not -P)
+)
+_CLI_VALUE = r"[\"']?([^\s\"'`;|&]{4,}+)"
+# module-level names (not only the tuple): ``scrub_rules.helper_patterns`` finds them
+_CLI_P_GLUED = _Lazy(r"(?<!\S)-p([^\s\"'`;|&]{4,}+)")
+_CLI_P = _Lazy(r"(?<!\S)-p[ \t]++" + _CLI_VALUE)
+_CLI_P_EITHER = _Lazy(r"(?<!\S)-p[ \t]*+" + _CLI_VALUE)
+_CLI_A = _Lazy(r"(?<!\S)-a[ \t]++" + _CLI_VALUE)
+_CLI_STOREPASS = _Lazy(r"(?<!\S)-(?:src|dest)?(?:store|key)pass[ \t]++" + _CLI_VALUE)
+# by the group of _CLI_TOOL that matched
+_CLI_SHORT = (_CLI_P_GLUED, _CLI_P, _CLI_P_EITHER, _CLI_A, _CLI_STOREPASS)
+_CLI_REACH = 400  # characters of one command line read after the tool's name
+_CLI_STDIN = _Lazy(
+    r"echo[ \t]++" + _CLI_VALUE + r"[\"']?[ \t]*+\|[ \t]*+(?:docker|podman|nerdctl|buildah|"
+    r"skopeo|helm|oras|crane)\b[^\n|;&]{0,200}?--password-stdin",
+)
+
+
+def _cli_short_finder(text: str, low: str) -> Iterator[Span]:
+    """``mysql -uroot -p<password>``, ``docker login -u bob -p <password>``, ``sshpass -p``,
+    ``redis-cli -a``, ``keytool -storepass``, ``echo <password> | docker login
+    --password-stdin``: the password, unless it is a placeholder or a variable."""
+    n = len(text)
+    done = 0
+    for tool in _CLI_TOOL().finditer(text, 0):
+        if tool.start() < done:
+            continue
+        # the rest of this command: up to the line's end or the next command of the line
+        end = min(n, tool.end() + _CLI_REACH)
+        for stop in ("\n", "|", ";", "&"):
+            cut = text.find(stop, tool.end(), end)
+            if cut >= 0:
+                end = cut
+        done = end
+        flag = _CLI_SHORT[tool.lastindex - 1 if tool.lastindex else 0]()
+        for m in flag.finditer(text, tool.end(), end):
+            value = m.group(1)
+            if value[:1] != "-" and not _placeholder(value, identifiers=False):
+                yield m.span(1)
+    if "password-stdin" in low:
+        for m in _CLI_STDIN().finditer(text):
+            if not _placeholder(m.group(1), identifiers=False):
+                yield m.span(1)

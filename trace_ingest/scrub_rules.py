@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         _aws_pair_finder,
         _azure_ad_finder,
         _azure_finder,
+        _cli_short_finder,
         _cookie_finder,
         _discord_bot_finder,
         _email_finder,
@@ -96,6 +97,7 @@ else:
     _aws_pair_finder = _later("scrub_finders", "_aws_pair_finder")
     _azure_ad_finder = _later("scrub_finders", "_azure_ad_finder")
     _azure_finder = _later("scrub_finders", "_azure_finder")
+    _cli_short_finder = _later("scrub_finders", "_cli_short_finder")
     _cookie_finder = _later("scrub_finders", "_cookie_finder")
     _discord_bot_finder = _later("scrub_finders", "_discord_bot_finder")
     _email_finder = _later("scrub_finders", "_email_finder")
@@ -1569,7 +1571,7 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
 
 
 _CLI = _Lazy(
-    r"--(password|passwd|token|api-key|apikey|secret|client-secret)"
+    r"--(password|passwd|token|api-key|apikey|secret|client-secret|requirepass|masterauth)"
     r"(?:=|[ \t]++)[\"']?([^\s\"'`;|&]{6,}+)"
 )
 
@@ -1580,7 +1582,7 @@ def _cli_finder(text: str, low: str) -> Iterator[Span]:
     for m in _CLI().finditer(subject):
         start, end = m.span(2)
         value = text[start:end]
-        passwordish = m.group(1).startswith("pass")
+        passwordish = m.group(1).startswith("pass") or m.group(1).endswith(("pass", "auth"))
         if _placeholder(value, identifiers=not passwordish):
             continue
         if not passwordish and not _generic_ok(value):
@@ -1848,6 +1850,18 @@ def _context_rules() -> list[Rule]:
             finder=_cli_finder,
         ),
         Rule("cli-secret-flag", ("-u",), finder=_curl_user_finder),
+        Rule("cli-secret-flag", _CLI_TOOLS, finder=_cli_short_finder),
+        Rule(
+            "npmrc-auth",
+            # npm's per-registry keys are ``//<registry path>/:_authToken`` (the ``/`` is part
+            # of the format); the legacy global ``_auth`` starts its line
+            ("/:_auth", "/:_password", "_auth="),
+            r"(?:/:_(?:authtoken|auth|password)(?:[ \t]*+=[ \t]*+|[ \t]++)|(?<!\S)_auth=)"
+            r"[\"']?([^\s\"'`;|&]{8,}+)",
+            lower=True,
+            group=1,
+            validate=lambda v: not _placeholder(v, identifiers=False),
+        ),
         Rule("secret-field", ("</", "value="), finder=_xml_finder),
         Rule(
             "dotenv-secret",
@@ -1866,6 +1880,12 @@ def _context_rules() -> list[Rule]:
         ),
     ]
 
+
+# the keywords of ``scrub_finders._cli_short_finder``: the tools whose short flags it reads
+_CLI_TOOLS = (
+    "mysql", "mariadb", "login", "mongo", "twine", "sshpass", "redis-cli", "keytool",
+    "password-stdin",
+)  # fmt: skip
 
 _CONN = _Lazy(r"(?:password|pwd)[ \t]*+=[ \t]*+([^;\s\"'&,(){}<>\[\]]{4,}+)")
 

@@ -285,6 +285,55 @@ def test_unquoted_colon_joined_values_lose_their_last_part(scrubber: Scrubber) -
         kept(scrubber, text)
 
 
+def test_short_password_flags_tool_by_tool(scrubber: Scrubber) -> None:
+    """Each tool's own short flag: mysql's glued ``-p``, ``docker login -p``, sshpass, redis-cli
+    ``-a``, keytool ``-storepass``, ``echo … | docker login --password-stdin``; never a port,
+    a prompt (``mysql -p db``) or a variable."""
+    p = pw().replace("#", "x").replace("%", "x").replace("!", "x")
+    for text in (
+        f"mysql -uroot -p{p} app",
+        f"mysqldump -u root -p{p} app > dump.sql",
+        f"MariaDB-dump -p{p}",
+        f"docker login -u bob -p {p} registry.example.com",
+        f"helm registry login -u bob -p '{p}' r.example.com",
+        f"az login -u bob@example.com -p {p}",
+        f"echo {p} | docker login --username bob --password-stdin",
+        f"sshpass -p{p} ssh deploy@host",
+        f"mongosh -u admin -p {p} --authenticationDatabase admin",
+        f"twine upload -u __token__ -p {p} dist/*",
+        f"redis-cli -h cache -a {p} ping",
+        f"redis-server --requirepass {p}",
+        f"keytool -list -keystore ks.jks -storepass {p}",
+    ):
+        gone(scrubber, text, p)
+    for text in (
+        "docker run -p 8080:80 nginx",
+        "podman run --rm -p 5432:5432 postgres",
+        "mysql -u root -p app",
+        "mysql -h db -P 3306 -uroot -p$MYSQL_PASSWORD",
+        "docker login -p $REGISTRY_TOKEN registry.example.com",
+        'echo "$CR_PAT" | docker login ghcr.io -u bob --password-stdin',
+        "redis-cli -a ${REDIS_PASSWORD} ping",
+        "mongoose start -p 3000",
+        "npm run dev -- -p 3000",
+    ):
+        kept(scrubber, text)
+
+
+def test_npmrc_auth_lines(scrubber: Scrubber) -> None:
+    tok = _mixed(RNG, A62, 36)
+    legacy = base64.b64encode(f"bob:{pw()}".encode()).decode()
+    for text, secret in (
+        (f"//registry.npmjs.org/:_authToken={tok}", tok),
+        (f"//npm.pkg.github.com/:_authToken = {tok}\n", tok),
+        (f"npm config set //registry.npmjs.org/:_authToken {tok}", tok),
+        (f"always-auth=true\n_auth={legacy}\n", legacy),
+    ):
+        gone(scrubber, text, secret)
+    kept(scrubber, "//registry.npmjs.org/:_authToken=${NPM_TOKEN}")
+    kept(scrubber, "self._auth=session_factory")
+
+
 def test_function_call_comma_form_and_bare_key(scrubber: Scrubber) -> None:
     tok = _mixed(RNG, A62, 32)
     gone(scrubber, f'System.setProperty("ACME_TOKEN", "{tok}")', tok)
