@@ -5,7 +5,7 @@ key pairs, ...) and of the PII categories: each runs only when its rule's keywor
 
 from __future__ import annotations
 
-from trace_ingest._regex import IGNORECASE
+from trace_ingest._regex import IGNORECASE, MULTILINE
 from trace_ingest.scrub_rules import (
     _AN,
     _B64URL,
@@ -331,3 +331,46 @@ def _cli_short_finder(text: str, low: str) -> Iterator[Span]:
         for m in _CLI_STDIN().finditer(text):
             if not _placeholder(m.group(1), identifiers=False):
                 yield m.span(1)
+
+
+# SQL's own password clauses (PostgreSQL ``CREATE|ALTER USER|ROLE … [WITH] [ENCRYPTED]
+# PASSWORD '…'``, MySQL ``IDENTIFIED [WITH <plugin>] BY '…'`` and ``SET PASSWORD FOR … = '…'``,
+# Oracle's unquoted ``IDENTIFIED BY <password>;``), read on the lowered text
+_SQL_PASSWORD = _Lazy(
+    r"\bpassword[ \t]++'([^'\n\\]{4,128}+)'"
+    r"|\bidentified(?:[ \t]++with[ \t]++[a-z0-9_]{1,40}+)?[ \t]++by(?:[ \t]++password)?[ \t]++"
+    r"(?:'([^'\n\\]{4,128}+)'|\"([^\"\n\\]{4,128}+)\"|([^\s;'\"]{4,64}+)(?=[ \t]*+(?:;|$)))"
+    r"|\bset[ \t]++password\b[^=\n]{0,120}+=[ \t]*+(?:password[ \t]*+\([ \t]*+)?"
+    r"'([^'\n\\]{4,128}+)'",
+    MULTILINE,
+)
+_SQL_HASHED = ("md5", "scram-sha-256$", "*")  # a stored hash given back, not the password
+_SQL_REACH = 160  # characters of its statement read before ``PASSWORD``
+
+
+def _sql_statement(subject: str, i: int) -> bool:
+    """Whether the ``password`` at ``i`` closes a ``… USER|ROLE|LOGIN …`` clause of its own
+    statement (on its line, after the last ``;``)."""
+    head = subject[max(0, i - _SQL_REACH) : i]
+    head = head[max(head.rfind(";"), head.rfind("\n")) + 1 :]
+    return any(f"{w} " in head for w in ("user", "role", "login"))
+
+
+def _sql_password_finder(text: str, low: str) -> Iterator[Span]:
+    """``CREATE USER app WITH PASSWORD '<password>'``, ``IDENTIFIED BY '<password>'`` and
+    the other SQL password clauses: the password, unless it is a placeholder, a bind
+    variable, ``NULL`` or a stored hash."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    for m in _SQL_PASSWORD().finditer(subject):
+        group = m.lastindex or 1
+        start, end = m.span(group)
+        value = text[start:end]
+        if group == 1 and not _sql_statement(subject, m.start()):
+            continue  # ``enter the password 'below'``: prose, not a statement
+        if group == 4 and (value.isalpha() and value.islower()):
+            continue  # ``identified by hashing;``: a word of prose, not Oracle's password
+        if value[:1] in ":?" or value.lower().startswith(_SQL_HASHED):
+            continue
+        if _placeholder(value, identifiers=False):
+            continue
+        yield start, end

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         _pem_finder,
         _sas_finder,
         _sidekiq_finder,
+        _sql_password_finder,
         _telegram_finder,
     )
     from trace_ingest.scrub_values import (
@@ -106,6 +107,7 @@ else:
     _pem_finder = _later("scrub_finders", "_pem_finder")
     _sas_finder = _later("scrub_finders", "_sas_finder")
     _sidekiq_finder = _later("scrub_finders", "_sidekiq_finder")
+    _sql_password_finder = _later("scrub_finders", "_sql_password_finder")
     _telegram_finder = _later("scrub_finders", "_telegram_finder")
     _atlassian_checksum_shape = _later("scrub_values", "_atlassian_checksum_shape")
     _digest_shape = _later("scrub_values", "_digest_shape")
@@ -1321,7 +1323,11 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
 
 
 _GEN_TAIL = _Lazy(
-    r"[\w.-]{0,20}+(?:\\?[\"'`])?(?:[ \t]++(?:string|str|\[\]byte|&str))?[ \t]{0,40}+"
+    r"[\w.-]{0,20}+(?:\\?[\"'`])?\]?"  # ``os.environ["API_KEY"] = …``
+    # a type between the name and the operator: Go ``string``, TypeScript/Swift/Rust
+    # ``: string`` / ``: String`` / ``: &str``, C# ``{ get; set; }``
+    r"(?:[ \t]++(?:string|str|\[\]byte|&str)|[ \t]*+:[ \t]*+(?:&'static[ \t]++str|&str|string|str)"
+    r"(?!\w)|[ \t]*+\{[ \t]*+get;[^{}\n]{0,30}+\})?[ \t]{0,40}+"
     r"(?::::=|::=|:=|\?=|\.=|=>|=|:|,)[ \t]{0,3}+(\\?[\"'`])?"
 )
 _GEN_WORDS = ("key", "secret", "token", "pass", "pwd", "credential", "auth")
@@ -1851,6 +1857,7 @@ def _context_rules() -> list[Rule]:
         ),
         Rule("cli-secret-flag", ("-u",), finder=_curl_user_finder),
         Rule("cli-secret-flag", _CLI_TOOLS, finder=_cli_short_finder),
+        Rule("sql-password", ("password", "identified"), finder=_sql_password_finder),
         Rule(
             "npmrc-auth",
             # npm's per-registry keys are ``//<registry path>/:_authToken`` (the ``/`` is part

@@ -334,6 +334,48 @@ def test_npmrc_auth_lines(scrubber: Scrubber) -> None:
     kept(scrubber, "self._auth=session_factory")
 
 
+def test_typed_declarations_and_subscripted_names(scrubber: Scrubber) -> None:
+    tok = _mixed(RNG, A62, 40)
+    for text in (
+        f'const secret: string = "{tok}";',  # TypeScript
+        f'const API_KEY: &str = "{tok}";',  # Rust
+        f'static API_KEY: &\'static str = "{tok}";',
+        f'let secret: String = "{tok}"',  # Swift
+        f'public string ApiKey {{ get; set; }} = "{tok}";',  # C#
+        f'os.environ["OPENAI_API_KEY"] = "{tok}"',
+        f"ENV['API_TOKEN'] = '{tok}'",
+    ):
+        gone(scrubber, text, tok)
+    for text in ("const secret: string = getSecret();", "token: string;", 'apiKey: String = ""'):
+        kept(scrubber, text)
+
+
+def test_sql_password_clauses(scrubber: Scrubber) -> None:
+    p = pw().replace("'", "x")
+    for text in (
+        f"CREATE USER app WITH PASSWORD '{p}';",
+        f"ALTER USER postgres PASSWORD '{p}';",
+        f"ALTER ROLE app WITH LOGIN ENCRYPTED PASSWORD '{p}' VALID UNTIL 'infinity';",
+        f"CREATE USER 'app'@'%' IDENTIFIED BY '{p}';",
+        f"ALTER USER 'root'@'localhost' IDENTIFIED WITH caching_sha2_password BY '{p}';",
+        f"CREATE USER scott IDENTIFIED BY {p};",
+        f"SET PASSWORD FOR 'bob'@'%' = PASSWORD('{p}');",
+        f"psql -c \"ALTER USER postgres WITH PASSWORD '{p}'\"",
+    ):
+        gone(scrubber, text, p)
+    for text in (
+        "ALTER USER app WITH PASSWORD NULL;",
+        "CREATE USER app WITH PASSWORD :'app_password';",
+        "ALTER USER app PASSWORD $1",
+        "IDENTIFIED BY '<password>'",
+        "the user is identified by a certificate",
+        "Rows are identified by hashing;",
+        "Enter the password 'below' here",
+        f"ALTER ROLE x PASSWORD 'md5{r(HEX, 32)}';",  # the stored hash, given back
+    ):
+        kept(scrubber, text)
+
+
 def test_function_call_comma_form_and_bare_key(scrubber: Scrubber) -> None:
     tok = _mixed(RNG, A62, 32)
     gone(scrubber, f'System.setProperty("ACME_TOKEN", "{tok}")', tok)
