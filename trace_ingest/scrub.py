@@ -387,7 +387,11 @@ class Scrubber:
             return done[0]
         if isinstance(value, dict):
             out: dict[Any, Any] = {}
+            pair = self._pair(value) if len(value) <= PAIR_KEYS else None
             for k, v in value.items():
+                if pair is not None and k == pair[0] and isinstance(v, str):
+                    out[k] = self._keyed(pair[1], v, pair[2], counts)
+                    continue
                 if not isinstance(k, str):
                     key = k
                 elif pre is None or k.lstrip()[:1] in ("{", "["):
@@ -410,6 +414,24 @@ class Scrubber:
         if isinstance(value, (bytes, bytearray)):
             return self._string(bytes(value).decode("utf-8", "replace"), counts)
         return self._string(str(value), counts)
+
+    def _pair(self, d: dict[Any, Any]) -> tuple[str, str, int] | None:
+        """``(value key, name, _field_kind of the name)`` of a name/value pair whose name
+        says its value is a secret: a Kubernetes or ECS ``env`` entry (``{"name": "API_TOKEN",
+        "value": …}``), a HAR header, an SSM parameter (``"Name": "/prod/db/password"``, its
+        last path part judged); else None."""
+        for vk in ("value", "Value"):
+            if isinstance(d.get(vk), str):
+                break
+        else:
+            return None
+        for nk in ("name", "Name", "key", "Key"):
+            name = d.get(nk)
+            if isinstance(name, str):
+                name = name.rpartition("/")[2]
+                kind = self._kind(name) if 0 < len(name) <= 128 else 0
+                return (vk, name, kind) if kind else None
+        return None
 
     def _kind(self, key: str) -> int:
         """``_field_kind(key)``, remembered (keys repeat from event to event)."""
@@ -514,6 +536,7 @@ class Scrubber:
         return clean
 
 
+PAIR_KEYS = 6  # a name/value pair (``_pair``) is a small object: name, value, type, ...
 TOKEN_RUNS_FROM = 2048  # shorter strings are tested whole: the run pass would cost more
 _TRIE_CHUNK = 1 << 16  # characters per findall of a keyword trie (bounds its match list)
 # what re.escape escapes (the hook builds patterns without importing re)

@@ -22,6 +22,7 @@ from trace_ingest.scrub import (
     _B64_TABLE,
     MEMO_CHARS,
     MEMO_ENTRIES,
+    PAIR_KEYS,
     Scrubber,
     _b64_runs,
     _b64_text,
@@ -206,6 +207,10 @@ class BulkScrubber(Scrubber):
                         stack.append(x)
                     elif not (x is None or tx is int or tx is float or tx is bool):
                         return None
+                if len(v) <= PAIR_KEYS:
+                    pair = self._pair(v)
+                    if pair is not None:  # {"name": "API_TOKEN", "value": …}
+                        keyed.append((pair[1], v[pair[0]], pair[2]))
             elif t is list:
                 stack.extend(v)
             elif not (v is None or t is int or t is float or t is bool):
@@ -323,20 +328,25 @@ class BulkScrubber(Scrubber):
         flagged: dict[int, str] = {}  # opening quote -> the string's value
         stop = -1
         leaf = ""
-        hinted: list[tuple[str, int]] = []  # strings holding a key hint, with their ends
+        # strings holding a key hint, with their quotes' offsets
+        hinted: list[tuple[str, int, int]] = []
         for last, k in found:
             if last >= stop:
                 start, stop = _string_around(quotes, last)
                 leaf = flagged[start] = loads(text[start : stop + 1])
-            if k in hints and (not hinted or hinted[-1][1] != stop):
-                hinted.append((leaf, stop))
-        for leaf, end in hinted:
+            if k in hints and (not hinted or hinted[-1][2] != stop):
+                hinted.append((leaf, start, stop))
+        for leaf, begin, end in hinted:
             # Only a key with a string value is ``_keyed`` (a key is followed by a colon in
             # compact JSON, a string value opens with a quote): a hinted value, or a key over
-            # a number or an object (``currentTokens: 1234``), is flagged as any other.
-            if text[end + 1 : end + 3] == b':"' and (
-                self._kind(leaf) if len(leaf) <= MEMO_CHARS else _field_kind(leaf)
-            ):
+            # a number or an object (``currentTokens: 1234``), is flagged as any other; but
+            # the name of a name/value pair (``"name":"API_TOKEN"``) makes ``_keyed`` scan
+            # the pair's value too (``Scrubber._pair``), which only the walk finds.
+            keyish = text[end + 1 : end + 3] == b':"'
+            if not keyish and not text.endswith(_PAIR_NAMES, 0, begin):
+                continue
+            name = leaf if keyish else leaf.rpartition("/")[2]
+            if self._kind(name) if len(name) <= MEMO_CHARS else _field_kind(name):
                 return None
         for mark in (b"\\\\", b"%"):
             pos = text.find(mark)
@@ -423,6 +433,10 @@ class BulkScrubber(Scrubber):
                 found = self._b64[text] = _b64_live(text)
             return found
         return _b64_live(text)
+
+
+# what comes before the name of a name/value pair in compact JSON (``Scrubber._pair``)
+_PAIR_NAMES = (b'"name":', b'"Name":', b'"key":', b'"Key":')
 
 
 def _string_around(quotes: bytes, pos: int) -> tuple[int, int]:

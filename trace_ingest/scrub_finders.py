@@ -18,7 +18,13 @@ from trace_ingest.scrub_rules import (
     prefixed_finditer,
     windowed_finditer,
 )
-from trace_ingest.scrub_values import _has_letter_and_digit, _mixed_ok, _placeholder, entropy
+from trace_ingest.scrub_values import (
+    _field_secret,
+    _has_letter_and_digit,
+    _mixed_ok,
+    _placeholder,
+    entropy,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -374,3 +380,29 @@ def _sql_password_finder(text: str, low: str) -> Iterator[Span]:
         if _placeholder(value, identifiers=False):
             continue
         yield start, end
+
+
+# A name/value pair in YAML or JSON text: a Kubernetes ``env`` entry (``- name: API_TOKEN`` then
+# ``value: …`` on the next line), ECS/HAR ``{"name": "DB_PASSWORD", "value": "…"}``; read on the
+# lowered text. ``valueFrom:`` (a reference to a Secret) is not ``value:``.
+_NAME_VALUE = _Lazy(
+    r"\bname[\"']?[ \t]*+[:=][ \t]*+[\"']?([a-z0-9_./-]{1,128}+)[\"']?[ \t]*+"
+    r"(?:,[ \t]*+|\r?\n[ \t]*+(?:-[ \t]++)?|\\n[ \t]*+)[\"']?value[\"']?[ \t]*+[:=][ \t]*+"
+    r"(?:\"([^\"\n\\]{1,512}+)\"|'([^'\n\\]{1,512}+)'|([^\s\"',}\]]{1,512}+))"
+)
+
+
+def _name_value_finder(text: str, low: str) -> Iterator[Span]:
+    """The value of a name/value pair in text whose name says the value is a secret (as a
+    JSON key would: ``_field_kind`` 2), by the secret-field verdict."""
+    from trace_ingest.scrub_rules import _field_kind
+
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    for m in _NAME_VALUE().finditer(subject):
+        name = text[m.start(1) : m.end(1)].rpartition("/")[2]
+        if _field_kind(name) != 2:
+            continue
+        group = m.lastindex or 2
+        start, end = m.span(group)
+        if _field_secret(name, text[start:end]):
+            yield start, end

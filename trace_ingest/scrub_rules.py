@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         _email_finder,
         _home_finder,
         _ip_finder,
+        _name_value_finder,
         _pem_finder,
         _sas_finder,
         _sidekiq_finder,
@@ -104,6 +105,7 @@ else:
     _email_finder = _later("scrub_finders", "_email_finder")
     _home_finder = _later("scrub_finders", "_home_finder")
     _ip_finder = _later("scrub_finders", "_ip_finder")
+    _name_value_finder = _later("scrub_finders", "_name_value_finder")
     _pem_finder = _later("scrub_finders", "_pem_finder")
     _sas_finder = _later("scrub_finders", "_sas_finder")
     _sidekiq_finder = _later("scrub_finders", "_sidekiq_finder")
@@ -1870,6 +1872,7 @@ def _context_rules() -> list[Rule]:
             validate=lambda v: not _placeholder(v, identifiers=False),
         ),
         Rule("secret-field", ("</", "value="), finder=_xml_finder),
+        Rule("secret-field", ("value",), finder=_name_value_finder),
         Rule(
             "dotenv-secret",
             ("key", "token", "secret", "pass", "pwd", "credential", "auth"),

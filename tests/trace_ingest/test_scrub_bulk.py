@@ -9,6 +9,7 @@ import json
 import os
 import platform
 import random
+import string
 import sys
 import urllib.parse
 from typing import Any
@@ -687,6 +688,36 @@ def test_a_hinted_key_takes_the_walk_only_over_a_string_value(
         assert got is not None
         if flagged is not None:
             assert bulk._flagged(got[0]) <= flagged
+
+
+def test_name_value_pairs_take_the_walk_and_lose_their_value(
+    pair: tuple[Scrubber, BulkScrubber],
+) -> None:
+    """A name/value pair whose name says its value is a secret (``Scrubber._pair``: a
+    Kubernetes ``env`` entry, an SSM parameter) has its value redacted by both scrubbers,
+    though the value holds no keyword; a pair naming nothing secret is left as it is."""
+    from trace_ingest.importers import orjson_exact
+
+    hook, bulk = pair
+    rng = random.Random(11)
+    tok = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(38)) + "7Q"
+    secret = [
+        {"env": [{"name": "API_TOKEN", "value": tok}, {"name": "LOG_LEVEL", "value": "debug"}]},
+        {"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": tok}},
+        {"headers": [{"value": tok, "name": "X-API-Key"}]},
+    ]
+    plain = [
+        {"env": [{"name": "PAGE_SIZE", "value": "25"}]},
+        {"env": [{"name": "API_TOKEN", "value": "${API_TOKEN}"}]},
+        {"q": [{"name": "token_type", "value": "bearer_token_value"}]},
+    ]
+    for body in secret + plain:
+        text = orjson_exact.dumps(body)
+        assert text is not None
+        redacted = _event_agrees_with_hook(hook, bulk, body, text)
+        assert redacted == (body in secret), body
+        if redacted:
+            assert tok not in json.dumps(bulk.scrub_event(body, text)[0])
 
 
 def test_a_lowercase_uuid_never_decodes_to_text() -> None:

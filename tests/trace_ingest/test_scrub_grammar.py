@@ -376,6 +376,26 @@ def test_sql_password_clauses(scrubber: Scrubber) -> None:
         kept(scrubber, text)
 
 
+def test_name_value_pairs_in_text(scrubber: Scrubber) -> None:
+    """Kubernetes ``env`` entries in YAML, ECS/HAR pairs in JSON text: the value, when the
+    name says it is a secret; ``valueFrom`` references and ordinary names are kept."""
+    tok = _mixed(RNG, A62, 40)
+    for text in (
+        f"env:\n  - name: API_TOKEN\n    value: {tok}\n",
+        f'env:\n  - name: DB_PASSWORD\n    value: "{tok}"\n',
+        f'[{{"name":"DB_PASSWORD","value":"{tok}"}}]',
+        f'{{"name": "X-API-Key", "value": "{tok}"}}',
+    ):
+        gone(scrubber, text, tok)
+    for text in (
+        "env:\n  - name: LOG_LEVEL\n    value: debug\n",
+        "  - name: API_TOKEN\n    valueFrom:\n      secretKeyRef:\n        name: api-token\n",
+        '{"name":"DB_PASSWORD","value":"${DB_PASSWORD}"}',
+        '{"name": "API_TOKEN_URL", "value": "https://example.com/token"}',
+    ):
+        kept(scrubber, text)
+
+
 def test_function_call_comma_form_and_bare_key(scrubber: Scrubber) -> None:
     tok = _mixed(RNG, A62, 32)
     gone(scrubber, f'System.setProperty("ACME_TOKEN", "{tok}")', tok)
