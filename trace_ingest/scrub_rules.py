@@ -91,6 +91,7 @@ if TYPE_CHECKING:
         _suffix_split,
         _upper_snake,
         _url_password_ok,
+        _url_user_token,
         _value_kind,
         _xml_secret,
         entropy,
@@ -136,6 +137,7 @@ else:
     _suffix_split = _later("scrub_values", "_suffix_split")
     _upper_snake = _later("scrub_values", "_upper_snake")
     _url_password_ok = _later("scrub_values", "_url_password_ok")
+    _url_user_token = _later("scrub_values", "_url_user_token")
     _value_kind = _later("scrub_values", "_value_kind")
     _xml_secret = _later("scrub_values", "_xml_secret")
     entropy = _later("scrub_values", "entropy")
@@ -1830,6 +1832,16 @@ def _context_rules() -> list[Rule]:
             r"://[^\s:/?#@\"'\\<>\[\]]{0,256}+:([^\s/?@\"'\\<>]{1,256}+)@",
             group=1,
             validate=_url_password_ok,
+        ),
+        Rule(
+            # a token as the URL's user, no password (``https://<token>@github.com/o/r.git``,
+            # as ``git remote -v`` prints a cloned-with-token remote): random-looking only, so
+            # ``git@``, ``john.doe@`` and Sentry's hex DSN keys are kept
+            "url-credentials",
+            ("://",),
+            r"://([A-Za-z0-9_-]{20,256}+)@",
+            group=1,
+            validate=_url_user_token,
         ),
         Rule(
             "auth-header",

@@ -181,7 +181,11 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
         return True
     if "example" in low or "your_" in low or "your-" in low or low.endswith("xxxx"):
         return True
-    if any(m in low for m in ("***", "xxx", "...", "…", "redacted", "###")):
+    if any(m in low for m in ("***", "...", "…", "redacted", "###")):
+        return True
+    if "xxx" in low and ("xxxx" in low or low.count("x") * 4 >= len(low)):
+        # a masked value (``sk-xxxx…``, ``abcxxx``); a random 40-character key holds "xxx"
+        # about once in 800 draws, among many other letters
         return True
     first = low[0]
     if first in "$[%" or "%s" in low or _template(low) or _upper_snake(value):
@@ -724,6 +728,17 @@ def _github_ok(value: str) -> bool:
 
 def _slack_ok(value: str) -> bool:
     return entropy(value) >= 2.5 and not _format_fake(value)
+
+
+def _url_user_token(value: str) -> bool:
+    """A URL's user that is a token (``https://<token>@github.com``): random-looking, with
+    both cases changing often and a digit, so ``ServiceAccount_Deploy2024`` is a name."""
+    return (
+        _mixed_ok(value)
+        and _case_changes(value) >= len(value) // 4
+        and entropy(value) >= 3.5
+        and not _placeholder(value)
+    )
 
 
 def _url_password_ok(value: str) -> bool:

@@ -396,6 +396,23 @@ def test_name_value_pairs_in_text(scrubber: Scrubber) -> None:
         kept(scrubber, text)
 
 
+def test_token_as_a_url_user_and_xxx_inside_a_random_key(scrubber: Scrubber) -> None:
+    tok = _mixed(RNG, A62, 40)
+    gone(scrubber, f"origin\thttps://{tok}@github.com/acme/app.git (fetch)", tok)
+    for text in (
+        "https://git@github.com/o/r",
+        "https://john.doe.smith@example.com/x",
+        "https://ServiceAccount_Deploy2024@host/x",
+        f"https://{r(HEX, 32)}@o123.ingest.sentry.io/456",  # a DSN's public key
+    ):
+        kept(scrubber, text)
+    # "xxx" inside a random body is not a mask; a mostly-x value is
+    body = _mixed(RNG, A62, 18) + "xXx" + _mixed(RNG, A62, 19)
+    gone(scrubber, f'api_key = "{body}"', body)
+    for text in ('api_key = "sk-xxxxxxxxxxxxxxxxxxxx"', 'api_key = "abcxxx12xxx"'):
+        kept(scrubber, text)
+
+
 def test_function_call_comma_form_and_bare_key(scrubber: Scrubber) -> None:
     tok = _mixed(RNG, A62, 32)
     gone(scrubber, f'System.setProperty("ACME_TOKEN", "{tok}")', tok)
