@@ -865,6 +865,9 @@ _B64_TABLE = _byte_table(False, _B64_ALPHABET + b"_-")
 _B64_PROBE = b"\x01" * 32
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 _HEXCHARS = frozenset("0123456789abcdef")
+# a line's number as _pem_finder accepts it (scrub_finders._LINE_NO), after the escapes are
+# decoded: it starts the line, and a base64 line never holds a tab, arrow, colon or bar
+_PEM_LINE_NUMBERS = _Lazy(r"(?<![^\n])[ \t]*+\d{1,9}+(?:[ \t]*+[\u2192:|]|\t)")
 _B64_RUN = _Lazy(r"[A-Za-z0-9+/_-]{32,}+={0,2}+")  # what _b64_runs finds (a test checks)
 
 
@@ -915,7 +918,11 @@ def _merge(into: dict[str, int], sub: dict[str, int]) -> None:
 def normalize_secret(rule_id: str, secret: str) -> str:
     """The form that is fingerprinted, so one secret correlates across encodings."""
     if rule_id == "private-key":
-        return "".join(secret.replace("\\n", "\n").replace("\\r", "\n").split())
+        body = secret.replace("\\n", "\n").replace("\\r", "\n")
+        if "\\" in body:
+            body = body.replace("\\t", "\t").replace("\\u2192", "\u2192")
+        # a key shown with line numbers (cat -n, an agent's file reader) is the same key
+        return "".join(_PEM_LINE_NUMBERS().sub("", body).split())
     if rule_id == "url-credentials" and "%" in secret:
         raw = _PCT().sub(lambda m: chr(int(m.group(1), 16)), secret)
         return raw

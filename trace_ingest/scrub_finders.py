@@ -35,10 +35,22 @@ if TYPE_CHECKING:
 
 _NON_B64 = _Lazy(r"[^A-Za-z0-9+/=]++")
 _PEM_HEAD = _Lazy(r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----")
+# A line number a viewer puts before each line: ``cat -n`` ("     7<TAB>"), an agent's file
+# reader ("     7\u2192", also JSON-escaped), ``grep -n`` ("7:"), a listing's "   7 | ". The
+# spaces before the number are _SEP's. A base64 line never holds a tab, arrow, colon or bar.
+_LINE_NO = r"\d{1,9}+(?:[ \t]*+(?:\u2192|\\{1,3}u2192|[:|])|\t|\\{1,3}t)[ \t]*+"
+# BEGIN's run: armour headers (encrypted PEM, PGP), then base64 lines of 16+ characters, each
+# maybe numbered; a numbered empty line; then a last short line, and the END line's number when
+# END follows. A number is taken only before base64 or END, so a run without END does not end
+# in the next line's number (every part is possessive or bounded: linear on any input).
 _PEM_RUN = _Lazy(
-    rf"{_SEP}*+(?:(?:Proc-Type|DEK-Info):[^\r\n\\]*+{_SEP}++)*+"
-    rf"(?:[A-Za-z0-9+/=]{{16,}}+{_SEP}*+)*+[A-Za-z0-9+/=]*+"
+    rf"{_SEP}*+(?:(?:{_LINE_NO})?(?:Proc-Type|DEK-Info|Version|Comment|Charset):[^\r\n\\]*+"
+    rf"{_SEP}++)*+(?:(?:{_LINE_NO})?[A-Za-z0-9+/=]{{16,}}+{_SEP}*+|{_LINE_NO}{_SEP}++)*+"
+    rf"(?:(?:{_LINE_NO}(?=[A-Za-z0-9+/=])|(?!{_LINE_NO}))[A-Za-z0-9+/=]*+)?"
+    rf"(?:{_SEP}*+{_LINE_NO}(?=-----END))?"
 )
+# the line numbers of a run, left out when its base64 characters are counted
+_PEM_LINE_NO = _Lazy(_LINE_NO)
 PEM_MAX = 16384
 _COOKIE_HEAD = _Lazy(r"(?:set-)?cookie[\"']?[ \t]*+[:=][ \t]*+[\"']?|--cookie[ =]++[\"']?")
 # every match of _COOKIE_HEAD holds "cookie" 0 ("cookie"), 2 ("--cookie") or 4 ("set-cookie")
@@ -84,7 +96,7 @@ def _pem_finder(text: str, low: str) -> Iterator[Span]:
         run = _PEM_RUN().match(text, head_end)
         stop = run.end() if run else head_end
         body = text[head_end:stop]
-        if len(_NON_B64().sub("", body)) < 64 or "EXAMPLE" in body[:4096]:
+        if len(_NON_B64().sub("", _PEM_LINE_NO().sub("", body))) < 64 or "EXAMPLE" in body[:4096]:
             continue  # too short, or a documentation key (AWS docs sprinkle EXAMPLE in it)
         if next_end != -1 and next_end - head_end <= PEM_MAX and stop >= next_end - 2:
             close = text.find("-----", next_end + 8)

@@ -223,6 +223,11 @@ PATHOLOGICAL = [
     # the first slice's adversarial runs
     "a", "=", "ghp_", "eyJ", "sk-proj-", "password=", "token=a", "Cookie: sid=1; ",
     "-----BEGIN RSA PRIVATE KEY-----\n", "://a:", "Authorization: ", "A_KEY=\n",
+    # numbered lines (cat -n, an agent's file reader), plain and JSON-escaped
+    "     1\t-----BEGIN PRIVATE KEY-----\n",
+    "     1\u2192-----BEGIN EC PRIVATE KEY-----\n     2\u2192",
+    "-----BEGIN PRIVATE KEY-----\n     2\t" + "Ab1+" * 16 + "\n",
+    "-----BEGIN PRIVATE KEY-----\\n1\\t",
 ]  # fmt: skip
 
 
@@ -232,9 +237,15 @@ def test_one_megabyte_pathological_inputs_stay_linear(scrubber: Scrubber, chunk:
     linear, 16 quadratic). A growth ratio within one run, of CPU time (best of 3), so neither
     a loaded machine nor a slow one decides it; the speed figures themselves are
     bench/scrub.py's (adversarial rows)."""
+    assert_linear(scrubber, "", chunk)
+
+
+def assert_linear(scrubber: Scrubber, head: str, chunk: str) -> None:
+    """``head`` + 1 MB of ``chunk`` takes at most 10 times the CPU time (best of 3) of
+    ``head`` + 250 KB of it."""
 
     def cost(size: int) -> float:
-        text = (chunk * (size // len(chunk) + 1))[:size]
+        text = head + (chunk * (size // len(chunk) + 1))[:size]
         best = float("inf")
         for _ in range(3):
             t0 = time.process_time()
@@ -243,7 +254,7 @@ def test_one_megabyte_pathological_inputs_stay_linear(scrubber: Scrubber, chunk:
         return best
 
     small, big = cost(250_000), cost(1_000_000)
-    assert big < 10 * small + 0.05, (chunk, small, big)
+    assert big < 10 * small + 0.05, (head, chunk, small, big)
 
 
 # ------------------------------------------------------------------ second slice: grammar
@@ -484,6 +495,131 @@ def test_second_slice_near_misses_are_kept(scrubber: Scrubber) -> None:
 def test_documentation_private_key_is_kept(scrubber: Scrubber) -> None:
     body = "\n".join(r(B64, 60) for _ in range(4))
     kept(scrubber, f"-----BEGIN RSA PRIVATE KEY-----\nEXAMPLE{body}\n-----END RSA PRIVATE KEY-----")
+
+
+def _numbered(text: str, sep: str, first: int = 1) -> str:
+    """``text`` as a line-numbering viewer shows it: ``cat -n`` (sep TAB), an agent's file
+    reader (sep U+2192), ``grep -n`` (":") or a listing (" | ")."""
+    lines = text.split("\n")
+    if sep == ":":
+        return "\n".join(f"{i}:{line}" for i, line in enumerate(lines, first))
+    return "\n".join(f"{i:6}{sep}{line}" for i, line in enumerate(lines, first))
+
+
+def _private_key(
+    kind: str, lines: int = 20, head: str = "", last: int = 24
+) -> tuple[str, list[str]]:
+    """A PEM block of random base64 (64 a line, a short last line of ``last`` characters)."""
+    body = [r(B64, 64) for _ in range(lines)] + [r(B64, last - 2) + "=="]
+    begin, end = "-----BEGIN " + kind + "-----", "-----END " + kind + "-----"
+    return "\n".join([begin, *([head, ""] if head else []), *body, end]) + "\n", body
+
+
+NUMBER_SEPS = ["\t", "\u2192", ":", " | "]
+PRIVATE_KINDS = [
+    "PRIVATE" + " KEY", "RSA PRIVATE" + " KEY", "EC PRIVATE" + " KEY", "DSA PRIVATE" + " KEY",
+    "OPENSSH PRIVATE" + " KEY", "ENCRYPTED PRIVATE" + " KEY", "PGP PRIVATE" + " KEY BLOCK",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("sep", NUMBER_SEPS)
+@pytest.mark.parametrize("kind", PRIVATE_KINDS)
+def test_private_key_shown_with_line_numbers(scrubber: Scrubber, kind: str, sep: str) -> None:
+    """A key read through ``cat -n`` or an agent's Read tool (``     7\\t`` / ``     7→`` before
+    each line) loses its whole body, line numbers and END line included; the number of the
+    BEGIN line and the lines around the block are kept."""
+    for last in (4, 24):  # a short last line (under 16 characters) and a longer one
+        pem, body = _private_key(kind, last=last)
+        text = _numbered("$ cat key.pem\n" + pem + "done", sep, 40)
+        out, counts = scrubber.scrub_text(text)
+        assert counts == {"private-key": 1}, out
+        assert not any(line in out for line in body) and "-----END" not in out, out
+        lines = out.split("\n")
+        assert lines[0] == text.split("\n")[0] and lines[-1] == text.split("\n")[-1], out
+        assert len(lines) == 3 and "[REDACTED:private-key:" in lines[1], out
+        assert lines[1].startswith("41:" if sep == ":" else f"{41:6}{sep}"), out
+        # the same key has the same fingerprint, numbered or not, plain or JSON-escaped
+        tag = lines[1][lines[1].index("[REDACTED:") :]
+        assert tag == scrubber.scrub_text(pem)[0].rstrip("\n"), (tag, out)
+        assert tag in scrubber.scrub_text(json.dumps(text))[0]
+
+
+@pytest.mark.parametrize("sep", ["\t", "\u2192"])
+def test_numbered_private_key_in_a_tool_result_and_json_escaped(
+    scrubber: Scrubber, sep: str
+) -> None:
+    """The numbered key as a ``tool_result`` value (real newlines in the decoded string), as
+    JSON text in a string (``\\n``, ``\\t``, ``\\u2192`` escapes), JSON in JSON, with armour
+    headers (encrypted PEM, PGP) and indented in YAML."""
+    pem, body = _private_key("PRIVATE" + " KEY")
+    shown = _numbered(pem, sep)
+    out, counts = scrubber.scrub_value(
+        {"type": "tool_result", "tool_use_id": "t1", "content": shown}
+    )
+    assert counts == {"private-key": 1} and not any(line in json.dumps(out) for line in body)
+    assert out["content"].startswith(f"{1:6}{sep}[REDACTED:private-key:"), out
+    for text in (
+        json.dumps({"content": shown}),
+        json.dumps({"content": shown}, ensure_ascii=False),
+        json.dumps({"result": json.dumps({"content": shown})}),
+    ):
+        escaped, counts = scrubber.scrub_text(text)
+        assert counts == {"private-key": 1} and not any(line in escaped for line in body), escaped
+    for kind, head in (
+        ("RSA PRIVATE" + " KEY", "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC," + r(HEX, 32)),
+        ("PGP PRIVATE" + " KEY BLOCK", "Version: GnuPG v2\nComment: backup"),
+    ):
+        pem, body = _private_key(kind, head=head)
+        for text in (pem, _numbered(pem, sep), json.dumps(_numbered(pem, sep))):
+            out2, counts = scrubber.scrub_text(text)
+            assert counts == {"private-key": 1} and not any(b in out2 for b in body), out2
+    pem, body = _private_key("EC PRIVATE" + " KEY")
+    yaml = "tls:\n  key: |\n" + "".join(f"    {line}\n" for line in pem.splitlines())
+    gone(scrubber, _numbered(yaml, sep), body[5])
+
+
+def test_numbered_truncated_private_key_keeps_the_next_line_number(scrubber: Scrubber) -> None:
+    """Without END (a read cut short) the numbered base64 lines go; the number of the line
+    after them stays."""
+    pem, body = _private_key("RSA PRIVATE" + " KEY")
+    cut = "\n".join(pem.split("\n")[:8]) + "\n-----BEGIN CERTIFICATE-----"
+    out, counts = scrubber.scrub_text(_numbered(cut, "\t"))
+    assert counts == {"private-key": 1} and not any(line in out for line in body), out
+    assert out.endswith("]\n     9\t-----BEGIN CERTIFICATE-----"), out
+
+
+@pytest.mark.parametrize("sep", NUMBER_SEPS)
+def test_numbered_listings_without_a_private_key_are_kept(scrubber: Scrubber, sep: str) -> None:
+    """Line numbers do not make code, a certificate or a documentation key a private key."""
+    code = "\n".join(
+        [
+            "import base64",
+            "",
+            'PEM_HEADER = "-----BEGIN RSA PRIVATE' + ' KEY-----"',
+            "def is_private_key(text: str) -> bool:",
+            '    if text.startswith("-----BEGIN OPENSSH PRIVATE' + ' KEY-----"):',
+            "        return True",
+            "    cryptographyBackendDefaults()",
+            "    return base64EncodedPrivateKeyMaterial is not None",
+            "# -----BEGIN PRIVATE" + " KEY----- starts the key; 12345678 is not one",
+            "-----BEGIN PRIVATE" + " KEY-----",
+            "...",
+            "-----END PRIVATE" + " KEY-----",
+        ]
+    )
+    kept(scrubber, _numbered(code, sep))
+    cert = "-----BEGIN CERTIFICATE-----\n" + "\n".join(r(B64, 64) for _ in range(12))
+    kept(scrubber, _numbered(cert + "\n-----END CERTIFICATE-----\n", sep))
+    doc = "-----BEGIN RSA PRIVATE" + " KEY-----\nEXAMPLE" + "\n".join(r(B64, 60) for _ in range(4))
+    kept(scrubber, _numbered(doc + "\n-----END RSA PRIVATE" + " KEY-----", sep))
+
+
+def test_numbered_private_key_inputs_stay_linear(scrubber: Scrubber) -> None:
+    """One BEGIN then 1 MB of numbered base64 lines without END, numbered empty lines, and
+    numbers alone: linear (the PATHOLOGICAL rows hold the repeated numbered BEGIN lines)."""
+    line = r(B64, 64)
+    for chunk in (f"     7\t{line}\n", "     7\u2192\n", "7\t7\t", "     7\\t" + line + "\\n"):
+        assert_linear(scrubber, "-----BEGIN PRIVATE" + " KEY-----\n", chunk)
 
 
 def test_azure_ad_secret_numeric_tokens_and_typed_keys(scrubber: Scrubber) -> None:
