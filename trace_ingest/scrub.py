@@ -505,6 +505,11 @@ class Scrubber:
             _merge(counts, sub)
             return direct
         stripped = value.strip()
+        if key.lower() == "auth" and _basic_pair(_b64_text(stripped) or ""):
+            # docker's config.json: ``"auths": {"<registry>": {"auth": base64("user:pw")}}``
+            fp = self.fingerprint(stripped)
+            counts["secret-field"] = counts.get("secret-field", 0) + 1
+            return value.replace(stripped, f"[REDACTED:secret-field:{fp}]", 1)
         if kind >= 2:
             from trace_ingest.scrub_values import _field_secret, _value_kind
         if kind == 3:  # SecretArn, passwordRef: is the value the identifier its suffix names?
@@ -675,6 +680,8 @@ def decoded_spans(scrubber: Scrubber, text: str, depth: int) -> list[tuple[int, 
         inner = scrubber.find(decoded, depth + 1)
         if inner:
             out.append((start, end, inner[0][2]))
+        elif _basic_pair(decoded):
+            out.append((start, end, "auth-header"))  # a Basic credential, wherever it stands
     if "%" in text:
         out.extend(_mapped(scrubber, text, None, _pct_decode, depth))
     if "\\u" in text:
@@ -802,6 +809,26 @@ def _b64_runs(text: str) -> Iterator[Span]:
             stop += 1
         yield start, stop
         pos = probe.find(_B64_PROBE, end)
+
+
+_USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@+-")
+
+
+def _basic_pair(decoded: str) -> bool:
+    """Whether base64-decoded text is a ``user:password`` pair and nothing else (the Basic
+    scheme's credential, docker's ``auth``): one colon, a user of 1-128 name characters
+    (letters, digits, ``._@+-``: not a fragment of JSON), a password of 6+ that is no
+    placeholder, no whitespace."""
+    user, colon, password = decoded.partition(":")
+    if not colon or not user or len(user) > 128 or len(password) < 6 or ":" in password:
+        return False
+    if not _USER_CHARS.issuperset(user):
+        return False
+    if any(c.isspace() or not c.isprintable() for c in decoded):
+        return False
+    from trace_ingest.scrub_values import _placeholder
+
+    return not _placeholder(password, identifiers=False)
 
 
 def _b64_text(run: str) -> str | None:

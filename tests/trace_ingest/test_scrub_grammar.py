@@ -424,6 +424,23 @@ def test_token_as_a_url_user_and_xxx_inside_a_random_key(scrubber: Scrubber) -> 
         kept(scrubber, text)
 
 
+def test_base64_user_password_pairs(scrubber: Scrubber) -> None:
+    """docker's ``config.json`` ``auth`` (base64 of ``user:password``), and such a pair in
+    a long base64 run anywhere; a placeholder pair and base64 text are kept."""
+    p = pw()
+    auth = base64.b64encode(f"bob:{p}".encode()).decode()
+    cfg = {"auths": {"https://index.docker.io/v1/": {"auth": auth}}}
+    out, counts = scrubber.scrub_value(cfg)
+    assert auth not in json.dumps(out) and counts == {"secret-field": 1}
+    out, _ = scrubber.scrub_value({"stdout": json.dumps(cfg, indent=2)})  # `cat` of the file
+    assert auth not in json.dumps(out)
+    key = base64.b64encode(f"_json_key:{p}{_mixed(RNG, A62, 12)}".encode()).decode()
+    gone(scrubber, f"echo {key} | base64 -d", key)
+    for value in ("user:password", "hello world, some text"):
+        plain = {"auth": base64.b64encode(value.encode()).decode()}
+        assert scrubber.scrub_value(plain) == (plain, {})
+
+
 def test_function_call_comma_form_and_bare_key(scrubber: Scrubber) -> None:
     tok = _mixed(RNG, A62, 32)
     gone(scrubber, f'System.setProperty("ACME_TOKEN", "{tok}")', tok)
