@@ -399,7 +399,8 @@ def _sql_password_finder(text: str, low: str) -> Iterator[Span]:
 # lowered text. ``valueFrom:`` (a reference to a Secret) is not ``value:``.
 _NAME_VALUE = _Lazy(
     r"\bname[\"']?[ \t]*+[:=][ \t]*+[\"']?([a-z0-9_./-]{1,128}+)[\"']?[ \t]*+"
-    r"(?:,[ \t]*+|\r?\n[ \t]*+(?:-[ \t]++)?|\\n[ \t]*+)[\"']?value[\"']?[ \t]*+[:=][ \t]*+"
+    r"(?:,[ \t]*+(?:\r?\n[ \t]*+|\\n[ \t]*+)?|\r?\n[ \t]*+(?:-[ \t]++)?|\\n[ \t]*+)"
+    r"[\"']?value[\"']?[ \t]*+[:=][ \t]*+"
     r"(?:\"([^\"\n\\]{1,512}+)\"|'([^'\n\\]{1,512}+)'|([^\s\"',}\]]{1,512}+))"
 )
 

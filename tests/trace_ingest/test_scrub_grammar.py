@@ -396,6 +396,7 @@ def test_name_value_pairs_in_text(scrubber: Scrubber) -> None:
         f'env:\n  - name: DB_PASSWORD\n    value: "{tok}"\n',
         f'[{{"name":"DB_PASSWORD","value":"{tok}"}}]',
         f'{{"name": "X-API-Key", "value": "{tok}"}}',
+        json.dumps({"environment": [{"name": "DB_PASSWORD", "value": tok}]}, indent=2),
     ):
         gone(scrubber, text, tok)
     for text in (
