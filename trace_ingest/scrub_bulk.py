@@ -28,7 +28,7 @@ from trace_ingest.scrub import (
     _b64_text,
     _is_hex2,
 )
-from trace_ingest.scrub_rules import _KEY_HINTS, Rule, _field_kind, _lower_same_length
+from trace_ingest.scrub_rules import _FLAG_HINTS, Rule, _field_kind, _lower_same_length
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,15 +68,15 @@ class BulkScrubber(Scrubber):
         self._hs_rules = tuple(idxs for k, idxs in self._keywords if k)
         self._hs = _hs_database([k for k, _ in self._keywords if k], single=True)
         # Bulk scrubbing of JSON values: one prefilter pass over all of a value's strings
-        # (``_flagged``), over every keyword and every key hint of ``_field_kind``; only when
+        # (``_flagged``), over every keyword and every key hint (``_FLAG_HINTS``); only when
         # no rule runs everywhere (a keyword-less rule would flag every string).
         self._flagger = (
-            _automaton(tuple((k, ()) for k in (*kw, *_KEY_HINTS) if k))
+            _automaton(tuple((k, ()) for k in (*kw, *_FLAG_HINTS) if k))
             if self._automaton is not None and not self._always
             else None
         )
         self._ascii_keywords = all(k.isascii() for k in kw)
-        flag_words = tuple((k, ()) for k in (*kw, *_KEY_HINTS) if k)
+        flag_words = tuple((k, ()) for k in (*kw, *_FLAG_HINTS) if k)
         self._hs_flag = (
             _hs_database([k for k, _ in flag_words], single=False)
             if self._flagger is not None and self._ascii_keywords and not any("?" in k for k in kw)
@@ -85,7 +85,7 @@ class BulkScrubber(Scrubber):
         # ``scrub_event`` may flag from an event's JSON text (``_flagged_text``) when every
         # flag word appears there as it does in the strings: none holds a character JSON
         # escapes (a quote, a backslash, a control character).
-        self._hint_ids = frozenset(i for i, (k, _) in enumerate(flag_words) if k in _KEY_HINTS)
+        self._hint_ids = frozenset(i for i, (k, _) in enumerate(flag_words) if k in _FLAG_HINTS)
         self._loads = None
         if self._hs_flag is not None and not any(
             c in '"\\' or c < " " for k, _ in flag_words for c in k

@@ -861,9 +861,11 @@ def offsets_of_pattern(pattern: str) -> tuple[int, int, tuple[str, ...]] | None:
 
 _SEP = r"(?:[ \t\r\n]|\\{1,3}[nrt])"
 
-_DOTENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CREDENTIAL", "AUTH")
+# ``PASS`` counts only as the name's last word (``REDIS_PASS``, not ``BYPASS_CACHE``)
+_DOTENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CREDENTIAL", "AUTH", "PASSPHRASE",
+                 "PASS")  # fmt: skip
 # each word's lowered form, or a prefix of it, that is a prefilter keyword (see ``ABSENT``)
-_DOTENV_GATES = ("key", "token", "secret", "pass", "pwd", "credential", "auth")
+_DOTENV_GATES = ("key", "token", "secret", "pass", "pwd", "credential", "auth", "pass", "pass")
 # identifier endings: the value is kept when it has the shape the ending names
 # (``_shape_fits``; docs/scrubbing.md, "Identifier suffixes")
 _DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG",
@@ -913,9 +915,15 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
             pos = max(pos, m.end())
             name = m.group(1)
             value = m.group(2)
+            if word == "PASS" and name != "PASS" and not name.endswith("_PASS"):
+                continue  # PASSPORT_NO, BYPASS_CACHE: no final PASS (PASSWORD has its word)
             if name.endswith(_DOTENV_SKIP) and _shape_fits(_suffix_split(name.lower())[0], value):
                 continue  # DB_SECRET_ARN=arn:…; not AWS_SECRET_ACCESS_KEY_ARN=<40 base64>
-            passwordish = "PASSW" in name or "PWD" in name or "SECRET" in name
+            # a final PASS is also a test that passed or a pass of an encoder (SINGLE_PASS):
+            # its value must look random, as an ordinary secret's
+            passwordish = (
+                "PASSW" in name or "PWD" in name or "SECRET" in name or "PASSPHRASE" in name
+            )
             if _placeholder(value, identifiers=not passwordish):
                 continue
             if not passwordish and not _generic_ok(value) and not _long_number(value):
@@ -1358,7 +1366,7 @@ def _gen_key_end(subject: str, i: int, word: str) -> int:
             return end
         return -end - 2
     if word == "pass":
-        if subject.startswith(("password", "passwd"), i):
+        if subject.startswith(("password", "passwd", "passphrase"), i):
             return end
         return -1 if nxt.isalpha() else end
     auth_ok = not nxt.isalpha() and subject[max(0, i - 6) : i].endswith(_AUTH_BEFORE)
@@ -1367,13 +1375,32 @@ def _gen_key_end(subject: str, i: int, word: str) -> int:
 
 _GEN_BARE = _Lazy(r"[a-z0-9_.=+/~$!#%^*@-]{8,}+")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-$")
-_GEN_EXCLUDE = (
-    "hash", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "etag", "fingerprint",
-    "change", "marker", "arn", "vault", "sequence", "idempot", "nonce_id", "kind", "scope",
-    "_ids", "uuid", "version", "clienttoken", "requesttoken", "lastused", "last_used",
-    "_date", "date_", "_time", "time_", "timestamp", "prefix", "suffix", "source",
-    "paginat", "cursor",
-)  # fmt: skip
+# Exclusion words of names about a secret, or of an identifier, counter or hash field, not a
+# secret (``_excluded_part``): each is a whole SEGMENT of the name (``_name_parts``: split at
+# ``_ - . $`` and camelCase, lower-cased), never a substring, so ``ACCOUNT_KEY`` holds no
+# ``count``, ``YARN_NPM_AUTH_TOKEN`` no ``arn``, ``PAGERDUTY_API_KEY`` no ``page``.
+_GEN_EXCLUDE = frozenset((
+    "hash", "hashes", "hashed", "hashing", "sha1", "sha256", "sha512", "md5", "digest", "digests",
+    "checksum", "checksums", "etag", "etags", "fingerprint", "fingerprints", "change", "changes",
+    "changed", "marker", "markers", "arn", "arns", "sequence", "kind", "kinds", "scope",
+    "scopes", "ids", "uuid", "uuids", "version", "versions", "date", "dates", "prefix",
+    "prefixes", "suffix", "suffixes", "source", "sources", "cursor", "cursors", "lastused",
+))  # fmt: skip
+# stems meant to match longer words: a segment that starts with one (``pagination``,
+# ``idempotency``, ``timeout``, ``timestamp``, ``expires``, ``expiry``)
+_EXCLUDE_STEMS = ("paginat", "idempot", "time", "expir")
+# compounds kept as written, matched in the lower-cased name: AWS ``ClientToken`` and
+# ``ClientRequestToken`` are idempotency ids (``client_token`` is not one of these)
+_EXCLUDE_INFIXES = ("clienttoken", "requesttoken", "lastused", "last_used")
+# counters of tokens, excluded only right before ``token``/``tokens`` (``input_tokens``,
+# ``promptTokens``, ``budget_tokens``, botocore's ``input_token``) or right after a secret
+# word (``password_input``): ``INPUT_GITHUB_TOKEN`` (a GitHub Action's input) and
+# ``OUTPUT_API_KEY`` are secrets
+_TOKEN_COUNT_WORDS = frozenset(("input", "output", "prompt", "total", "budget"))
+# words that exclude only a value of a shape (``_shape_fits``): a name about a vault
+# (``VAULT_TOKEN``, ``vault_secret``, ``ANSIBLE_VAULT_PASSWORD``) holds a reference into one
+# (``secret/data/app``, ``vault:secret/app#token``) or a secret
+_SOFT_EXCLUDE = {"vault": "vault"}
 
 
 def _generic_finder(text: str, low: str) -> Iterator[Span]:
@@ -1457,7 +1484,7 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         while j < m.end() and subject[j] in _KEY_CHARS and subject[j] != "$":
             j += 1  # the rest of the name (``token_value``), not the operator or a type
         key = subject[k:j].rstrip(".-")
-        excluded = _key_exclusion(key)
+        excluded = _key_exclusion(text[k : k + len(key)])  # as written: its case marks words
         if excluded == "*" or (excluded and _shape_fits(excluded, value)):
             continue  # next_token, key_hash = <sha256>, secret_arn = arn:…
         if k > 0 and subject[k - 1] == ":":
@@ -1534,10 +1561,15 @@ _QUOTED_PW = _Lazy(
     r"(?![a-z]))[\w.-]{0,20}+)(?:\\?[\"'`])?(?:[ \t]++(?:string|str|&str))?[ \t]{0,40}+"
     r"(?::::=|::=|:=|\?=|\.=|=>|=|:)[ \t]{0,3}+\\?([\"'`])([^\"'`\\\r\n]{4,128}+)\\?\2"
 )
-_ABOUT_PASSWORD = ("last", "used", "date", "time", "reset", "policy", "changed", "manager",
-                   "required", "strength", "rotation", "salt", "label", "placeholder", "title",
-                   "text", "message", "msg", "error", "help", "description", "selector",
-                   "button", "input", "form", "field", "link", "route", "page")  # fmt: skip
+# segments of names about a password (``password_hint``, ``secretsManager``), for quoted
+# passwords only; with every word of ``_PW_EXCLUDE``
+_ABOUT_PASSWORD = frozenset((
+    "last", "used", "date", "reset", "policy", "policies", "changed", "manager", "required",
+    "strength", "rotation", "salt", "label", "labels", "placeholder", "title", "text",
+    "message", "messages", "msg", "error", "errors", "help", "description", "selector",
+    "button", "input", "inputs", "form", "forms", "field", "fields", "link", "links", "route",
+    "routes", "page", "pages", "output", "prompt", "total", "budget",
+))  # fmt: skip
 _PW_NAMES_OK = frozenset(("password", "passwd", "pwd", "pass", "secret", "passphrase"))
 
 
@@ -1549,7 +1581,7 @@ _PROSE_WORDS = (
 _PROSE = frozenset(_PROSE_WORDS.split(" "))
 
 
-_PW_EXCLUDE: tuple[str, ...] = ()  # set below, once every exclusion list is defined
+_PW_EXCLUDE: frozenset[str] = frozenset()  # set below, once every exclusion list is defined
 
 
 def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
@@ -1562,7 +1594,7 @@ def _quoted_password_finder(text: str, low: str) -> Iterator[Span]:
         start, end = m.span(3)
         value = text[start:end]
         if name not in _PW_NAMES_OK:
-            excluded = _pw_exclusion(name)
+            excluded = _pw_exclusion(text[m.start(1) : m.end(1)])  # as written
             if excluded == "*" or (excluded and _shape_fits(excluded, value)):
                 continue  # password_hint, secret_name = "db-prod", passwordRef = "vault:…"
         k = m.start()
@@ -1946,32 +1978,79 @@ _FIELD_SUFFIXES = (
     "credential", "credentials", "auth_key", "authkey", "client_secret", "clientsecret",
     "sessiontoken", "accesstoken", "refreshtoken", "authtoken", "idtoken",
 )  # fmt: skip
-_FIELD_EXCLUDE = (
-    "next", "page", "continuation", "max", "count", "num", "limit", "type", "usage", "expir",
-    "ttl", "length", "file", "path", "url", "name", "env", "cache", "budget", "prompt", "input",
-    "output", "total", "policy", "mode", "format", "_id", "header", "field", "param", "hint",
+# name segments of pagination, counters, limits and references (see ``_GEN_EXCLUDE``); ``id``
+# not right before ``token`` (an OpenID ``id_token`` is a secret), ``next`` not before
+# ``public`` (Next.js ``NEXT_PUBLIC_*`` names are keys)
+_FIELD_EXCLUDE = frozenset((
+    "next", "page", "pages", "paging", "continuation", "max", "maximum", "count", "counts",
+    "counter", "num", "nums", "number", "numbers", "limit", "limits", "type", "types", "usage",
+    "ttl", "length", "lengths", "file", "files", "path", "paths", "url", "urls", "name", "names",
+    "env", "envs", "envvar", "cache", "cached", "policy", "policies", "mode", "modes", "format",
+    "formats", "id", "header", "headers", "field", "fields", "param", "params", "parameter",
+    "parameters", "hint", "hints",
+))  # fmt: skip
+_EXCLUDE_ALL = _FIELD_EXCLUDE | _GEN_EXCLUDE
+_PW_EXCLUDE = _EXCLUDE_ALL | _ABOUT_PASSWORD
+# a substring of every exclusion word, stem, infix and soft word above: a lower-cased name
+# holding none of these has no exclusion word, and is not split into words at all
+# (test_exclusion_hints_cover_every_word)
+_EXCLUDE_HINTS = (
+    "id", "name", "type", "next", "page", "max", "count", "num", "env", "path", "file", "url",
+    "hash", "arn", "time", "date", "input", "output", "prompt", "total", "budget", "cache",
+    "limit", "usage", "expir", "ttl", "length", "policy", "policies", "mode", "format",
+    "header", "field", "param", "hint", "continuation", "paging", "paginat", "sha1", "sha256",
+    "sha512", "md5", "digest", "checksum", "etag", "fingerprint", "change", "marker",
+    "sequence", "kind", "scope", "version", "prefix", "suffix", "source", "cursor",
+    "clienttoken", "requesttoken", "last", "used", "vault", "reset", "manager", "required",
+    "strength", "rotation", "salt", "label", "placeholder", "title", "text", "message", "msg",
+    "error", "help", "description", "selector", "button", "form", "link", "route",
 )  # fmt: skip
-_EXCLUDE_ALL = _FIELD_EXCLUDE + _GEN_EXCLUDE
-_PW_EXCLUDE = _EXCLUDE_ALL + _ABOUT_PASSWORD
-_KEY_HINTS = ("key", "token", "secret", "passw", "pwd", "credential", "auth", "cookie")
+_KEY_HINTS = ("key", "token", "secret", "passw", "pwd", "credential", "auth", "cookie",
+              "passphrase")  # fmt: skip
+# what the bulk prefilter flags as a key that ``_field_kind`` may give a kind: the hints and
+# ``pass`` (``REDIS_PASS``, ``_pass_name``)
+_FLAG_HINTS = (*_KEY_HINTS, "pass")
 
 
 def _field_kind(key: str) -> int:
     """0: ordinary key; 1: key worth scanning with its value; 2: value is wholly a secret;
-    3: a secret key with an identifier suffix (``SecretArn``, ``passwordRef``, ``key_hash``),
-    whose value counts only when it does not have the suffix's shape (``_value_kind``)."""
+    3: a secret key with an identifier suffix (``SecretArn``, ``passwordRef``, ``key_hash``)
+    or a soft exclusion word (``VAULT_TOKEN``), whose value counts only when it does not
+    have that shape (``_value_kind``). The exclusions are judged on the name's words
+    (``_excluded_part``), so the key is taken as written: its case marks them."""
     low = key.lower()
-    if not any(h in low for h in _KEY_HINTS):
+    if not any(h in low for h in _KEY_HINTS) and not _pass_name(key):
         return 0
-    norm = low.replace("-", "_").strip("_ \"'")
-    excluded, stem = _suffix_exclusion(norm, _field_excluded)
+    if "::" in key:
+        return 0  # AWS::MSK::BatchScramSecret: a type name, as in text (_generic_finder)
+    name = key.strip("_- \"'")
+    excluded, stem = _suffix_exclusion(name, _field_excluded)
     if not excluded:
-        return 2 if norm.endswith(_FIELD_SUFFIXES) else 1  # apiTokenAlg: no exclusion to narrow
+        return 2 if _secret_field_name(name) else 1  # apiTokenAlg: no exclusion to narrow
     if excluded == "*":
         return 0  # next_token, max_tokens, ChangeToken, key_hash_algorithm, next_token_id
-    # credentialsId, SecretArn, passwordRef, tokenUri, key_hash: when the value fits
-    return 3 if any(h in stem for h in _KEY_HINTS) else 0
+    # credentialsId, SecretArn, passwordRef, tokenUri, key_hash, VAULT_TOKEN: when the value fits
+    return 3 if any(h in stem.lower() for h in _KEY_HINTS) or _pass_name(stem) else 0
 
 
-def _field_excluded(norm: str) -> bool:
-    return _excluded_part(norm) or norm.endswith(_ID_ENDS)
+def _pass_name(name: str) -> bool:
+    """A name whose last word is ``pass`` (``pass``, ``REDIS_PASS``, ``rabbitmq-default-pass``,
+    ``redisPass``): a password's name; not ``bypass`` or ``compass``."""
+    if not name.lower().endswith("pass"):
+        return False
+    if len(name) == 4 or name[-5] in "_-. ":
+        return True
+    return name[-4] == "P" and (name[-5].islower() or name[-5].isdigit())
+
+
+def _secret_field_name(name: str) -> bool:
+    """A name whose value is wholly a secret (``_FIELD_SUFFIXES``, a final ``pass``)."""
+    return name.lower().replace("-", "_").endswith(_FIELD_SUFFIXES) or _pass_name(name)
+
+
+def _field_excluded(name: str) -> str:
+    """``_excluded_part`` for a field's name, or ``"*"`` when it ends in an identifier word
+    (``_ID_ENDS``)."""
+    if name.lower().endswith(_ID_ENDS):
+        return "*"
+    return _excluded_part(name)

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 from trace_ingest.scrub_rules import (
     _EXCLUDE_ALL,
-    _FIELD_SUFFIXES,
+    _EXCLUDE_HINTS,
+    _EXCLUDE_INFIXES,
+    _EXCLUDE_STEMS,
     _HEX_CHARS,
     _ID_ENDS,
     _LETTERS,
     _PW_EXCLUDE,
+    _SOFT_EXCLUDE,
     _STOP,
+    _TOKEN_COUNT_WORDS,
     Rule,
+    _field_excluded,
+    _secret_field_name,
 )
 
 TYPE_CHECKING = False
@@ -389,33 +395,169 @@ def _hex_group(group: str) -> bool:
 
 
 def _key_exclusion(key: str) -> str:
-    """Whether a name is about a secret, or an identifier/counter/hash field, not a secret
-    itself: ``""`` no, ``"*"`` yes (``next_token``, ``key_hash_algorithm``), or the shape
-    its value must have for the name to count (``"arn"`` for ``secret_key_arn``: excluded
-    only by its identifier suffix, ``_SHAPE_SUFFIXES``). Memoized: the same few names recur
-    all through a text."""
+    """Whether a name (as written: its case marks its words) is about a secret, or an
+    identifier/counter/hash field, not a secret itself: ``""`` no, ``"*"`` yes
+    (``next_token``, ``key_hash_algorithm``), or the shape its value must have for the name
+    to count (``"arn"`` for ``secret_key_arn``: excluded only by its identifier suffix,
+    ``_SHAPE_SUFFIXES``; ``"vault"`` for ``VAULT_TOKEN``, ``_SOFT_EXCLUDE``). Memoized: the
+    same few names recur all through a text."""
     found = _EXCLUDED_CACHE.get(key)
     if found is None:
-        norm = key.replace("-", "_").strip("_.$")
-        found = _suffix_exclusion(norm, _gen_excluded)[0]
+        found = _suffix_exclusion(key.strip("_.$-"), _gen_excluded)[0]
         if len(_EXCLUDED_CACHE) > 4096:
             _EXCLUDED_CACHE.clear()
         _EXCLUDED_CACHE[key] = found
     return found
 
 
-def _gen_excluded(norm: str) -> bool:
-    return _excluded_part(norm) or norm.endswith(_GEN_ID_ENDS)
+def _gen_excluded(name: str) -> str:
+    """``_excluded_part`` for an assignment's name, or ``"*"`` when it ends in an identifier
+    word (``_GEN_ID_ENDS``)."""
+    if name.lower().endswith(_GEN_ID_ENDS):
+        return "*"
+    return _excluded_part(name)
 
 
-def _excluded_part(norm: str) -> bool:
-    """A key name that holds one of the exclusion words (``next_token``, ``key_hash``). The
-    word ``file`` counts only as a word end (``password_file``), not in ``fileio_secret``."""
-    for x in _EXCLUDE_ALL:
-        i = norm.find(x)
-        if i >= 0 and (x != "file" or not norm[i + 4 : i + 5].isalpha()):
-            return True
-    return False
+# name -> its lower-case words (``_name_parts``), by context: names recur all through a text
+_PARTS_CACHE: dict[tuple[str, bool], tuple[str, ...]] = {}
+# secret words peeled off either end of a run of letters of one case (``nexttoken``,
+# ``PASSWORDHINT``, ``keyhash``), longest first; not ``auth`` (``NEXTAUTH``), not ``pass``
+# (``bypass``, ``compass``)
+_PEEL = ("credentials", "credential", "passphrase", "passwords", "password", "secrets", "secret",
+         "passwd", "apikeys", "apikey", "tokens", "token", "keys", "key", "pwd")  # fmt: skip
+_RUN_WORDS = frozenset((*_PEEL, "pass"))
+_RUN_MAX = 64  # a longer run of letters is no name's word list: left whole
+# the words a run of one case may be made of (``maxinputtokens``, ``vaulttoken``), by context
+_SPLIT_WORDS = _EXCLUDE_ALL | _TOKEN_COUNT_WORDS | frozenset(_SOFT_EXCLUDE)
+_PW_SPLIT_WORDS = _PW_EXCLUDE | _SPLIT_WORDS
+
+
+def _name_parts(name: str, about_password: bool = False) -> tuple[str, ...]:
+    """The lower-case words of a key name: split at ``_ - . $``, spaces and other
+    punctuation, and at case changes (``nextPageToken`` -> next page token,
+    ``HTTPHeaderToken`` -> http header token; digits stay with the letters before them:
+    ``keySha256`` -> key sha256). A run of letters of one case is split further only into
+    known words: whole, when it is nothing but exclusion and secret words (``nextpagetoken``,
+    ``filename``, ``PASSWORDFILE``), else by peeling secret words off its ends (``keyhash``,
+    ``passwordresetlink`` -> password resetlink); ``nextauth``, ``pagerduty``,
+    ``modelscope`` stay one word. ``about_password``: quoted passwords' words count too
+    (``_ABOUT_PASSWORD``). Memoized; linear in the name."""
+    memo = (name, about_password)
+    found = _PARTS_CACHE.get(memo)
+    if found is not None:
+        return found
+    words = _PW_SPLIT_WORDS if about_password else _SPLIT_WORDS
+    out: list[str] = []
+    start = -1
+    prev = ""  # "u" upper, "l" lower, "d" digit, "" a separator
+    n = len(name)
+    for i, c in enumerate(name):
+        kind = "u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else ""
+        if not kind and c.isalpha():
+            kind = "l"  # a letter without case
+        cut = (
+            not kind
+            or not prev
+            or (kind == "u" and prev in "ld")
+            or (kind == "l" and prev == "d")
+            or (kind == "u" and prev == "u" and i + 1 < n and name[i + 1].islower())
+        )
+        if cut and start >= 0:
+            out.extend(_run_parts(name[start:i].lower(), words))
+            start = -1
+        if kind and start < 0:
+            start = i
+        prev = kind
+    if start >= 0:
+        out.extend(_run_parts(name[start:].lower(), words))
+    found = tuple(out)
+    if len(_PARTS_CACHE) > 4096:
+        _PARTS_CACHE.clear()
+    _PARTS_CACHE[memo] = found
+    return found
+
+
+def _run_parts(run: str, words: frozenset[str], after_secret: bool = False) -> tuple[str, ...]:
+    """One run of letters (and trailing digits) of one case, as its words (``_name_parts``).
+    ``after_secret``: the run follows a secret word peeled off it, so an exclusion word of 4
+    or more letters at its start is a word (``secretversionstage``, ``keyhashalgorithm``)."""
+    if run in words or run in _RUN_WORDS or len(run) > _RUN_MAX or len(run) < 5:
+        return (run,)
+    whole = _known_words(run, 0, words, {})
+    if whole is not None:
+        return whole
+    for w in _PEEL:
+        if run.startswith(w):
+            return (w, *_run_parts(run[len(w) :], words, True))
+        if run.endswith(w):
+            return (*_run_parts(run[: -len(w)], words), w)
+    if after_secret:
+        for j in range(min(len(run) - 1, 16), 3, -1):
+            if run[:j] in words:
+                return (run[:j], run[j:])
+    return (run,)
+
+
+def _known_words(
+    run: str, i: int, words: frozenset[str], failed: dict[int, bool]
+) -> tuple[str, ...] | None:
+    """``run[i:]`` as a sequence of exclusion and secret words, or None (at most 16
+    characters a word; ``failed`` remembers the positions already tried, so this is
+    linear)."""
+    for j in range(min(len(run), i + 16), i + 1, -1):
+        head = run[i:j]
+        if head not in words and head not in _RUN_WORDS:
+            continue
+        if j == len(run):
+            return (head,)
+        if j in failed:
+            continue
+        rest = _known_words(run, j, words, failed)
+        if rest is not None:
+            return (head, *rest)
+        failed[j] = True
+    return None
+
+
+def _excluded_part(name: str, about_password: bool = False) -> str:
+    """How the words of a key name exclude its value: ``"*"`` when one is an exclusion word
+    (``next_token``, ``key_hash``, ``ContinuationToken``: ``_EXCLUDE_ALL``, or
+    ``_PW_EXCLUDE`` with ``about_password``) or starts with an exclusion stem
+    (``_EXCLUDE_STEMS``: ``paginationToken``, ``token_expires_at``), or the name holds a
+    compound of ``_EXCLUDE_INFIXES`` (``ClientToken``); the shape the value must have when
+    only a soft word excludes it (``_SOFT_EXCLUDE``: ``VAULT_TOKEN`` = a reference); else
+    ``""``. Whole words, never substrings: ``AZURE_STORAGE_ACCOUNT_KEY``, ``NEXTAUTH_SECRET``,
+    ``YARN_NPM_AUTH_TOKEN`` and ``TYPESENSE_API_KEY`` are not excluded."""
+    low = name.lower()
+    if not any(x in low for x in _EXCLUDE_HINTS):
+        return ""  # no exclusion word can be among its words: not split (the common case)
+    if any(x in low for x in _EXCLUDE_INFIXES):
+        return "*"
+    words = _PW_EXCLUDE if about_password else _EXCLUDE_ALL
+    parts = _name_parts(name, about_password)
+    if name.startswith("NEXT_PUBLIC_"):
+        parts = parts[2:]  # NEXT_PUBLIC_ALGOLIA_SEARCH_KEY: a Next.js prefix, not pagination
+    soft = ""
+    last = len(parts) - 1
+    for i, p in enumerate(parts):
+        nxt = parts[i + 1] if i < last else ""
+        if p in words:
+            if p == "id" and nxt in ("token", "tokens"):
+                continue  # id_token, idToken: an OpenID Connect ID token, a secret
+            if p == "file" and nxt in _RUN_WORDS:
+                continue  # FilePassword, file_key: a file's secret (password_file: where one is)
+            return "*"
+        if p.startswith(_EXCLUDE_STEMS) and not (p.startswith("time") and nxt in _RUN_WORDS):
+            return "*"  # not OneTimePassword
+        # a count of tokens (input_tokens) or about a secret (password_input), or the name
+        # of a paginator's token field (input_token); not a secret's owner
+        # (INPUT_GITHUB_TOKEN, OUTPUT_API_KEY)
+        if p in _TOKEN_COUNT_WORDS and (
+            nxt in ("token", "tokens") or (i and parts[i - 1] in _RUN_WORDS)
+        ):
+            return "*"
+        soft = soft or _SOFT_EXCLUDE.get(p, "")
+    return soft
 
 
 def _uuid_secret_key(key: str, original: str = "") -> bool:
@@ -487,25 +629,31 @@ def _generic_ok(value: str) -> bool:
     return _has_letter_and_digit(value) or _random_looking(value)
 
 
-def _suffix_split(norm: str) -> tuple[str, str]:
-    """(shape, stem) of a lower-case name ending in an identifier word (``secret_key_arn`` ->
-    ``("arn", "secret_key")``), or ``("", norm)``."""
+def _suffix_split(name: str) -> tuple[str, str]:
+    """(shape, stem) of a name ending in an identifier word, in any case (``secret_key_arn``
+    -> ``("arn", "secret_key")``, ``dbPasswordRef`` -> ``("ref", "dbPassword")``), or
+    ``("", name)``. The stem keeps the name's case."""
+    low = name.lower()
     for suffix, shape in _SHAPE_SUFFIXES:
-        if norm.endswith(suffix):
-            return shape, norm[: len(norm) - len(suffix)].rstrip("_-.$")
-    return "", norm
+        if low.endswith(suffix):
+            cut = len(low) - len(suffix)
+            return shape, (name if len(name) == len(low) else low)[:cut].rstrip("_-.$")
+    return "", name
 
 
-def _suffix_exclusion(norm: str, excluded: Callable[[str], bool]) -> tuple[str, str]:
-    """How the name ``norm`` excludes its value, by the context's own test ``excluded``:
-    ``""`` not at all, ``"*"`` whatever the value (``next_token``, ``key_hash_algorithm``), or
-    the shape the value must have (``"arn"`` for ``secret_key_arn``: excluded only by its
-    identifier suffix); with the name's stem. A suffix only narrows an exclusion the name has
-    anyway: ``api_token_dir`` is not excluded where ``dir`` never was (review of 20673cb)."""
-    if not excluded(norm):
-        return "", norm
-    shape, stem = _suffix_split(norm)
-    return (shape if shape and not excluded(stem) else "*"), stem
+def _suffix_exclusion(name: str, excluded: Callable[[str], str]) -> tuple[str, str]:
+    """How the name ``name`` excludes its value, by the context's own test ``excluded``
+    (``""``, ``"*"`` or a soft word's shape, see ``_excluded_part``): ``""`` not at all,
+    ``"*"`` whatever the value (``next_token``, ``key_hash_algorithm``), or the shape the
+    value must have (``"arn"`` for ``secret_key_arn``: excluded only by its identifier
+    suffix; ``"vault"`` for ``VAULT_TOKEN``); with the name's stem. A suffix only narrows an
+    exclusion the name has anyway: ``api_token_dir`` is not excluded where ``dir`` never was
+    (review of 20673cb)."""
+    how = excluded(name)
+    if not how:
+        return "", name
+    shape, stem = _suffix_split(name)
+    return (shape if shape and not excluded(stem) else how), stem
 
 
 def _shape_fits(shape: str, value: str) -> bool:
@@ -528,6 +676,8 @@ def _shape_fits(shape: str, value: str) -> bool:
         return _path_shape(v)
     if shape == "ref":
         return _ref_shape(v)
+    if shape == "vault":  # a soft word's (_SOFT_EXCLUDE): a reference has a scheme or a path
+        return (":" in v or "/" in v) and _ref_shape(v)
     if shape == "id" and 7 <= len(v) <= 64 and all(c in _HEX_CHARS for c in v):
         return True  # a hex id: GCP's private_key_id (40), Key Vault versions (32)
     return _id_shape(v, 32 if shape == "id" else 20)
@@ -702,12 +852,15 @@ def _class_changes(value: str) -> int:
 
 
 def _pw_exclusion(name: str) -> str:
-    """``_key_exclusion`` for a quoted password's name (``_PW_EXCLUDE``, ``_ID_ENDS``)."""
+    """``_key_exclusion`` for a quoted password's name as written (``_PW_EXCLUDE``,
+    ``_ID_ENDS``)."""
     return _suffix_exclusion(name, _pw_excluded)[0]
 
 
-def _pw_excluded(name: str) -> bool:
-    return any(x in name for x in _PW_EXCLUDE) or name.endswith(_ID_ENDS)
+def _pw_excluded(name: str) -> str:
+    if name.lower().endswith(_ID_ENDS):
+        return "*"
+    return _excluded_part(name, about_password=True)
 
 
 def _xml_secret(name: str, value: str) -> bool:
@@ -766,12 +919,13 @@ def _auth_ok(value: str) -> bool:
 
 def _value_kind(key: str, value: str) -> int:
     """The kind of a kind-3 key (``_field_kind``) for this value: 0 when the value has the
-    shape the key's suffix names (``SecretArn``: ``arn:…``), else the kind of the key
-    without its suffix (``dbPasswordRef`` = ``Xk92!…``: a password)."""
-    shape, stem = _suffix_split(key.lower().replace("-", "_").strip("_ \"'"))
+    shape the key's suffix or soft word names (``SecretArn``: ``arn:…``; ``VAULT_TOKEN``: a
+    reference), else the kind of the key without its suffix (``dbPasswordRef`` = ``Xk92!…``:
+    a password)."""
+    shape, stem = _suffix_exclusion(key.strip("_- \"'"), _field_excluded)
     if _shape_fits(shape, value):
         return 0
-    return 2 if stem.endswith(_FIELD_SUFFIXES) else 1
+    return 2 if _secret_field_name(stem) else 1
 
 
 def _field_secret(key: str, value: str) -> bool:
@@ -780,7 +934,7 @@ def _field_secret(key: str, value: str) -> bool:
     if value.startswith("arn:") or _upper_snake(value):
         return False  # an ARN or an identifier name (K8S_CRED) under a secret-ish key
     norm = key.lower().replace("-", "_")
-    passwordish = any(p in norm for p in _PASSWORDISH)
+    passwordish = any(p in norm for p in _PASSWORDISH)  # not a final pass: SINGLE_PASS
     if _placeholder(value, identifiers=not passwordish):
         return False
     if _long_number(value):
