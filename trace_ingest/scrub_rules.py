@@ -1373,6 +1373,8 @@ def _gen_key_end(subject: str, i: int, word: str) -> int:
     return end if word != "auth" or auth_ok else -1
 
 
+# namespaces of environment variables before a name (Node, Vite, Python): not part of it
+_ENV_SPACES = ("process.env.", "import.meta.env.", "os.environ.", "env.")
 _GEN_BARE = _Lazy(r"[a-z0-9_.=+/~$!#%^*@-]{8,}+")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-$")
 # Exclusion words of names about a secret, or of an identifier, counter or hash field, not a
@@ -1483,11 +1485,15 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         j = kend
         while j < m.end() and subject[j] in _KEY_CHARS and subject[j] != "$":
             j += 1  # the rest of the name (``token_value``), not the operator or a type
+        for space in _ENV_SPACES:  # process.env.API_TOKEN: the variable is the name
+            if subject.startswith(space, k, i):
+                k += len(space)
+                break
         key = subject[k:j].rstrip(".-")
         excluded = _key_exclusion(text[k : k + len(key)])  # as written: its case marks words
         if excluded == "*" or (excluded and _shape_fits(excluded, value)):
             continue  # next_token, key_hash = <sha256>, secret_arn = arn:…
-        if k > 0 and subject[k - 1] == ":":
+        if k > 0 and subject[k - 1] == ":" and not subject.endswith("$env:", 0, k):
             continue  # AWS::IAM::AccessKey, arn:…:secret:Name-a1b2c3: a qualified name
         maven = "." in subject[k:i] and m.group(0).rstrip().endswith(":")
         if maven and end < n and text[end : end + 1] == ":":

@@ -355,9 +355,18 @@ def test_typed_declarations_and_subscripted_names(scrubber: Scrubber) -> None:
         f'public string ApiKey {{ get; set; }} = "{tok}";',  # C#
         f'os.environ["OPENAI_API_KEY"] = "{tok}"',
         f"ENV['API_TOKEN'] = '{tok}'",
+        f'process.env.API_TOKEN = "{tok}";',  # an env namespace is not part of the name
+        f'import.meta.env.VITE_API_KEY = "{tok}"',
+        f'$env:API_KEY = "{tok}"',  # PowerShell
     ):
         gone(scrubber, text, tok)
-    for text in ("const secret: string = getSecret();", "token: string;", 'apiKey: String = ""'):
+    for text in (
+        "const secret: string = getSecret();",
+        "token: string;",
+        'apiKey: String = ""',
+        "process.env.NEXT_TOKEN = 'abcDEF123456ghiJKL'",
+        'const api_key_env = "OPENAI_API_KEY"',
+    ):
         kept(scrubber, text)
 
 
