@@ -505,11 +505,6 @@ class Scrubber:
             _merge(counts, sub)
             return direct
         stripped = value.strip()
-        if key.lower() == "auth" and _basic_pair(_b64_text(stripped) or ""):
-            # docker's config.json: ``"auths": {"<registry>": {"auth": base64("user:pw")}}``
-            fp = self.fingerprint(stripped)
-            counts["secret-field"] = counts.get("secret-field", 0) + 1
-            return value.replace(stripped, f"[REDACTED:secret-field:{fp}]", 1)
         if kind >= 2:
             from trace_ingest.scrub_values import _field_secret, _value_kind
         if kind == 3:  # SecretArn, passwordRef: is the value the identifier its suffix names?
@@ -517,11 +512,14 @@ class Scrubber:
             if not kind:
                 return value
         if (
-            kind == 2
-            and stripped[:1] not in ("{", "[")
+            stripped[:1] not in ("{", "[")
             and stripped not in self.allow
             and not TAG_RE().search(value)
-            and _field_secret(key, stripped)
+            and (
+                (kind == 2 and _field_secret(key, stripped))
+                # docker's config.json: ``"auths": {"<registry>": {"auth": base64("user:pw")}}``
+                or (key.lower() == "auth" and _basic_pair(_b64_text(stripped) or ""))
+            )
         ):
             fp = self.fingerprint(stripped)
             counts["secret-field"] = counts.get("secret-field", 0) + 1
