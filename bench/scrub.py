@@ -620,7 +620,7 @@ def bench_corpus(home: str) -> dict[str, Any]:
     ours = score(samples, lambda s: scrubber.scrub_value(s.value)[0])
     theirs: dict[str, Any] | str
     try:
-        from detect_secrets import SecretsCollection
+        from detect_secrets.core.secrets_collection import SecretsCollection
         from detect_secrets.settings import default_settings
     except ImportError:
         theirs = "not installed"
@@ -648,7 +648,7 @@ FORMS = ("plain", "json", "export", "neutral", "bare")
 
 def _ds_runner() -> Callable[[Any], Any] | str:
     try:
-        from detect_secrets import SecretsCollection
+        from detect_secrets.core.secrets_collection import SecretsCollection
         from detect_secrets.settings import default_settings
     except ImportError:
         return "not installed (pip install detect-secrets)"
