@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         _atlassian_checksum_shape,
         _auth_ok,
         _digest_shape,
+        _dotenv_excluded,
         _excluded_part,
         _fake_token,
         _format_fake,
@@ -114,6 +115,7 @@ else:
     _telegram_finder = _later("scrub_finders", "_telegram_finder")
     _atlassian_checksum_shape = _later("scrub_values", "_atlassian_checksum_shape")
     _digest_shape = _later("scrub_values", "_digest_shape")
+    _dotenv_excluded = _later("scrub_values", "_dotenv_excluded")
     _auth_ok = _later("scrub_values", "_auth_ok")
     _excluded_part = _later("scrub_values", "_excluded_part")
     _fake_token = _later("scrub_values", "_fake_token")
@@ -870,7 +872,8 @@ _DOTENV_GATES = ("key", "token", "secret", "pass", "pwd", "credential", "auth", 
 # (``_shape_fits``; docs/scrubbing.md, "Identifier suffixes")
 _DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG",
                 "_IDS", "_NAMES", "_ARN", "_REF", "_URI", "_HASH", "_SHA", "_DIGEST", "_CHECKSUM",
-                "_FINGERPRINT", "_VERSION", "_ARNS", "_REFS", "_URIS", "_URLS")  # fmt: skip
+                "_FINGERPRINT", "_VERSION", "_ARNS", "_REFS", "_URIS", "_URLS",
+                "_REGION", "_REGIONS")  # fmt: skip
 _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s\"'\\]{6,}+)")
 _LINE_WINDOW = 160  # indentation + "export " + a 128-character name
 
@@ -919,6 +922,8 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
                 continue  # PASSPORT_NO, BYPASS_CACHE: no final PASS (PASSWORD has its word)
             if name.endswith(_DOTENV_SKIP) and _shape_fits(_suffix_split(name.lower())[0], value):
                 continue  # DB_SECRET_ARN=arn:…; not AWS_SECRET_ACCESS_KEY_ARN=<40 base64>
+            if _dotenv_excluded(name, value):
+                continue  # STRIPE_PUBLISHABLE_KEY, RECAPTCHA_SITE_KEY; GPG_KEY=<fingerprint>
             # a final PASS is also a test that passed or a pass of an encoder (SINGLE_PASS):
             # its value must look random, as an ordinary secret's
             passwordish = (
@@ -1290,6 +1295,17 @@ _AUTH_AT = _Lazy(
 )
 _BEARER_AT = _Lazy(r"bearer[ \t]++([a-z0-9._~+/=@-]{16,}+)")
 _AUTH_ANCHORS = ("authorization", "api-key", "token", "bearer")
+# Request-signing schemes (AWS SigV4, its ECDSA form, Google's HMAC and RSA V4): the header's
+# first word names the algorithm and its secret part is ``Signature=<hex>``, later on the line;
+# ``Credential=`` is the key id and scope, which the access-key rules judge on their own.
+_SIG_SCHEMES = (
+    "aws4-hmac-sha256",
+    "aws4-ecdsa-p256-sha256",
+    "goog4-hmac-sha256",
+    "goog4-rsa-sha256",
+)
+_SIG_VALUE = _Lazy(r"signature=([a-f0-9]{32,1024}+)")
+_SIG_REACH = 2048  # characters of the header read for its Signature=
 
 
 def _auth_finder(text: str, low: str) -> Iterator[Span]:
@@ -1328,10 +1344,22 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
                 continue
             start, end = m.span(1)
             pos = max(pos, end)
+            if subject.startswith(_SIG_SCHEMES, start):
+                yield from _signature_in(subject, end)
+                continue
             short = text[start:end] if end - start < 16 else ""
             if short and (not _has_letter_and_digit(short) or short.lower().isidentifier()):
                 continue  # short values need a letter and a digit and must not be a name
             yield start, end
+
+
+def _signature_in(subject: str, start: int) -> Iterator[Span]:
+    """The ``Signature=`` of a request-signing header whose scheme ends at ``start``, on its
+    line: the scheme's name is kept (it names an algorithm, not a secret)."""
+    stop = subject.find("\n", start, start + _SIG_REACH)
+    i = subject.find("signature=", start, stop if stop >= 0 else start + _SIG_REACH)
+    if i >= 0 and (m := _SIG_VALUE().match(subject, i)) is not None:
+        yield m.span(1)
 
 
 _GEN_TAIL = _Lazy(
@@ -1387,7 +1415,12 @@ _GEN_EXCLUDE = frozenset((
     "changed", "marker", "markers", "arn", "arns", "sequence", "kind", "kinds", "scope",
     "scopes", "ids", "uuid", "uuids", "version", "versions", "date", "dates", "prefix",
     "prefixes", "suffix", "suffixes", "source", "sources", "cursor", "cursors", "lastused",
+    "region", "regions",
 ))  # fmt: skip
+# words that make the key after them one meant to be published: Stripe's publishable key, a
+# reCAPTCHA site key, a VAPID or any public key (``STRIPE_PUBLISHABLE_KEY``, ``publicKey``);
+# excluded only right before ``key``/``keys`` (``PUBLIC_API_TOKEN`` is not one)
+_PUBLIC_KEY_WORDS = frozenset(("public", "publishable", "site"))
 # stems meant to match longer words: a segment that starts with one (``pagination``,
 # ``idempotency``, ``timeout``, ``timestamp``, ``expires``, ``expiry``)
 _EXCLUDE_STEMS = ("paginat", "idempot", "time", "expir")
@@ -1402,7 +1435,10 @@ _TOKEN_COUNT_WORDS = frozenset(("input", "output", "prompt", "total", "budget"))
 # words that exclude only a value of a shape (``_shape_fits``): a name about a vault
 # (``VAULT_TOKEN``, ``vault_secret``, ``ANSIBLE_VAULT_PASSWORD``) holds a reference into one
 # (``secret/data/app``, ``vault:secret/app#token``) or a secret
-_SOFT_EXCLUDE = {"vault": "vault"}
+# A name about GPG/PGP (``GPG_KEY``, as the official Python images set it) holds a key's
+# fingerprint or id, which is public: only a value of that shape is kept (``GPG_PASSPHRASE``
+# and an armoured ``GPG_PRIVATE_KEY`` are not one).
+_SOFT_EXCLUDE = {"vault": "vault", "gpg": "keyid", "pgp": "keyid"}
 
 
 def _generic_finder(text: str, low: str) -> Iterator[Span]:
@@ -1865,6 +1901,17 @@ def _context_rules() -> list[Rule]:
         ),
         Rule("azure-sas", ("sharedaccess", "sig="), finder=_sas_finder),
         Rule(
+            # the signature of a pre-signed URL (S3 SigV4 and V2, Google Cloud Storage V4,
+            # CloudFront): whoever holds the URL has the object until it expires
+            "signed-url-signature",
+            ("signature=",),
+            r"(?:[?&;]|\\u0026)(?:x-amz-|x-goog-)?signature=([a-z0-9%+/=_~-]{20,1024}+)",
+            lower=True,
+            group=1,
+            # not the docs' ``X-Amz-Signature=EXAMPLE1234…`` (AWS CLI examples)
+            validate=lambda v: _has_letter_and_digit(v) and not _fake_token(v),
+        ),
+        Rule(
             "url-credentials",
             ("://",),
             r"://[^\s:/?#@\"'\\<>\[\]]{0,256}+:([^\s/?@\"'\\<>]{1,256}+)@",
@@ -2009,7 +2056,8 @@ _EXCLUDE_HINTS = (
     "sequence", "kind", "scope", "version", "prefix", "suffix", "source", "cursor",
     "clienttoken", "requesttoken", "last", "used", "vault", "reset", "manager", "required",
     "strength", "rotation", "salt", "label", "placeholder", "title", "text", "message", "msg",
-    "error", "help", "description", "selector", "button", "form", "link", "route",
+    "error", "help", "description", "selector", "button", "form", "link", "route", "region",
+    "public", "publish", "site", "gpg", "pgp",
 )  # fmt: skip
 _KEY_HINTS = ("key", "token", "secret", "passw", "pwd", "credential", "auth", "cookie",
               "passphrase")  # fmt: skip

@@ -13,6 +13,7 @@ from trace_ingest.scrub_rules import (
     _HEX_CHARS,
     _ID_ENDS,
     _LETTERS,
+    _PUBLIC_KEY_WORDS,
     _PW_EXCLUDE,
     _SOFT_EXCLUDE,
     _STOP,
@@ -54,7 +55,8 @@ _SHAPE_SUFFIXES = (
     ("arns", "arn"), ("arn", "arn"), ("uris", "uri"), ("uri", "uri"), ("urls", "uri"),
     ("url", "uri"), ("path", "path"), ("file", "path"), ("dir", "path"), ("refs", "ref"),
     ("ref", "ref"), ("ids", "id"), ("id", "id"), ("names", "name"), ("name", "name"),
-    ("type", "name"), ("header", "name"), ("alg", "name"),
+    ("type", "name"), ("header", "name"), ("alg", "name"), ("regions", "region"),
+    ("region", "region"),
 )  # fmt: skip
 _B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
 _DIGEST_HEX = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
@@ -380,6 +382,8 @@ def _weak_ok(value: str) -> bool:
     groups = value.split("-")
     if len(groups) >= 4 and groups[0].isalpha() and sum(_hex_group(g) for g in groups) >= 3:
         return False  # signed-2065c468-73e2-4385-…: a name and a UUID, an object key
+    if len(groups) >= 2 and _named_digest(groups):
+        return False  # a CI cache key: v1-deps-<sha1 of the lock file>
     if any(c.isupper() for c in value):
         # CamelCase words (Ipv6CidrAssociations, FirewallPoliciesV2), not random characters
         run = _longest_lower_run(value)
@@ -387,7 +391,17 @@ def _weak_ok(value: str) -> bool:
             return False
         return _class_changes(value) >= len(value) // 4
     return sum(c.isdigit() for c in value) >= 2 and entropy(value) >= 3.8
-    return not all(c in "0123456789abcdefABCDEF-" for c in value)
+
+
+def _named_digest(groups: list[str]) -> bool:
+    """Words and then a hex digest, ``-``-joined (``v1-deps-<sha1>``, ``linux-node-<sha256>``,
+    as CI caches name their keys): each word has a letter, the digest a digest's length."""
+    *words, last = groups
+    return (
+        len(last) in _DIGEST_HEX
+        and all(c in _HEX_CHARS for c in last)
+        and all(w.isalnum() and not w.isdigit() and len(w) <= 24 for w in words)
+    )
 
 
 def _hex_group(group: str) -> bool:
@@ -410,6 +424,29 @@ def _key_exclusion(key: str) -> str:
     return found
 
 
+def _dotenv_excluded(name: str, value: str) -> bool:
+    """Whether an upper-snake ``NAME=value`` line is no secret by its name: a key meant to be
+    published (``STRIPE_PUBLISHABLE_KEY``, ``RECAPTCHA_SITE_KEY``), a soft word's name with a
+    value of its shape (``GPG_KEY=<fingerprint>``, ``VAULT_TOKEN=secret/app``), or an excluded
+    name with words and a digest (``CACHE_KEY=linux-node-<sha256>``, as CI caches are keyed).
+    Not the whole of ``_key_exclusion``: such a name holds a secret by convention, and a
+    vendor's name may start with an exclusion stem (``TIMECAMP_API_KEY``)."""
+    low = name.lower()
+    if any(w in low for w in _DOTENV_WORDS):
+        parts = _name_parts(name)
+        for p, nxt in zip(parts, (*parts[1:], ""), strict=True):
+            if p in _PUBLIC_KEY_WORDS and nxt in ("key", "keys"):
+                return True
+        soft = next((_SOFT_EXCLUDE[p] for p in parts if p in _SOFT_EXCLUDE), "")
+        if soft and _shape_fits(soft, value):
+            return True
+    groups = value.split("-")
+    return len(groups) >= 2 and _named_digest(groups) and _key_exclusion(name) == "*"
+
+
+_DOTENV_WORDS = (*_PUBLIC_KEY_WORDS, *_SOFT_EXCLUDE)
+
+
 def _gen_excluded(name: str) -> str:
     """``_excluded_part`` for an assignment's name, or ``"*"`` when it ends in an identifier
     word (``_GEN_ID_ENDS``)."""
@@ -428,7 +465,7 @@ _PEEL = ("credentials", "credential", "passphrase", "passwords", "password", "se
 _RUN_WORDS = frozenset((*_PEEL, "pass"))
 _RUN_MAX = 64  # a longer run of letters is no name's word list: left whole
 # the words a run of one case may be made of (``maxinputtokens``, ``vaulttoken``), by context
-_SPLIT_WORDS = _EXCLUDE_ALL | _TOKEN_COUNT_WORDS | frozenset(_SOFT_EXCLUDE)
+_SPLIT_WORDS = _EXCLUDE_ALL | _TOKEN_COUNT_WORDS | frozenset(_SOFT_EXCLUDE) | _PUBLIC_KEY_WORDS
 _PW_SPLIT_WORDS = _PW_EXCLUDE | _SPLIT_WORDS
 
 
@@ -547,6 +584,8 @@ def _excluded_part(name: str, about_password: bool = False) -> str:
             if p == "file" and nxt in _RUN_WORDS:
                 continue  # FilePassword, file_key: a file's secret (password_file: where one is)
             return "*"
+        if p in _PUBLIC_KEY_WORDS and nxt in ("key", "keys"):
+            return "*"  # STRIPE_PUBLISHABLE_KEY, RECAPTCHA_SITE_KEY, VAPID_PUBLIC_KEY
         if p.startswith(_EXCLUDE_STEMS) and not (p.startswith("time") and nxt in _RUN_WORDS):
             return "*"  # not OneTimePassword
         # a count of tokens (input_tokens) or about a secret (password_input), or the name
@@ -603,10 +642,17 @@ def _named_after_key(key: str, word: str, value: str) -> bool:
     return low.startswith(stem + "-" + word) or len(stem) >= 8
 
 
+# a signed request's credential scope ends in its scheme's terminator: a key id (judged by the
+# access-key rules on its own) or a service account, a date, a region and a service
+_SIGNING_SCOPES = ("aws4_request", "goog4_request")
+
+
 def _generic_verdict(key: str, value: str, quoted: bool, weak: bool, pascal: bool) -> bool:
     """Whether ``key = value`` is a secret assignment (see ``_generic_finder``)."""
     if value.startswith("arn:") or _version(value) or _upper_snake(value) or _date(value):
         return False
+    if value.lower().endswith(_SIGNING_SCOPES):
+        return False  # X-Goog-Credential=<account>/<date>/<region>/storage/goog4_request
     if _uuid(value) and not _uuid_secret_key(key, "Ab" if pascal else "a"):
         return False
     if _names_a_secret(value):
@@ -678,9 +724,40 @@ def _shape_fits(shape: str, value: str) -> bool:
         return _ref_shape(v)
     if shape == "vault":  # a soft word's (_SOFT_EXCLUDE): a reference has a scheme or a path
         return (":" in v or "/" in v) and _ref_shape(v)
+    if shape == "keyid":  # a soft word's: a GPG fingerprint (40 hex) or long/short key id
+        return _key_id_shape(v)
+    if shape == "region":
+        return _region_shape(v)
     if shape == "id" and 7 <= len(v) <= 64 and all(c in _HEX_CHARS for c in v):
         return True  # a hex id: GCP's private_key_id (40), Key Vault versions (32)
     return _id_shape(v, 32 if shape == "id" else 20)
+
+
+def _key_id_shape(v: str) -> bool:
+    """A GPG/PGP key's fingerprint or id: 40, 16 or 8 hex digits, maybe ``0x`` before them or
+    in groups of four (``A035 C8C1 …``, as ``gpg --fingerprint`` prints it); a list of them."""
+    for one in v.replace(",", " ").split("  ") if "  " in v else [v]:
+        h = one.replace(" ", "")
+        h = h[2:] if h[:2].lower() == "0x" else h
+        if len(h) not in (8, 16, 40) or not all(c in _HEX_CHARS for c in h):
+            return False
+    return True
+
+
+def _region_shape(v: str) -> bool:
+    """A cloud region: AWS ``us-east-1``, ``us-gov-west-1``, GCP ``us-central1``,
+    ``europe-west4``; lowercase words and a final number, ``-``-joined."""
+    parts = v.split("-")
+    if not 2 <= len(parts) <= 5 or len(v) > 32:
+        return False
+    *words, last = parts
+    tail = last.rstrip("0123456789")
+    return (
+        all(w.isalpha() and w.islower() for w in words)
+        and last[-1:].isdigit()
+        and len(last) - len(tail) <= 2
+        and (not tail or (tail.isalpha() and tail.islower()))
+    )
 
 
 def _digest_shape(v: str) -> bool:

@@ -688,3 +688,85 @@ def test_sdk_near_misses_are_kept(scrubber: Scrubber) -> None:
         '"result_key": "FirewallPoliciesV2"',
     ):
         kept(scrubber, text)
+
+
+def test_request_signatures_lose_the_signature_and_keep_the_scheme_and_scope(
+    tmp_path: Any, scrubber: Scrubber
+) -> None:
+    """A SigV4 / Google V4 ``Authorization`` header keeps its scheme (an algorithm's name) and
+    loses its ``Signature=``; a pre-signed URL (S3 SigV4 and V2, GCS V4) loses its signature
+    and keeps its credential scope (a key id, judged by the access-key rules, or a service
+    account, a date, a region); in a hook payload and on the import path alike."""
+    from trace_ingest.importers import orjson_exact
+
+    sig, sig2 = r(HEX, 64), r(A62, 27) + "%3D"
+    key_id = "AK" + "IA" + r(string.ascii_uppercase + "234567", 16)
+    scope = f"20240101%2Fus-east-1%2Fs3%2Faws{4}_request"
+    header = (
+        f"Authorization: AWS{4}-HMAC-SHA256 Credential={key_id}/20240101/us-east-1/s3/"
+        f"aws{4}_request, SignedHeaders=host;x-amz-date, Signature={sig}"
+    )
+    out = gone(scrubber, header, sig)
+    assert out.startswith(f"Authorization: AWS{4}-HMAC-SHA256 Credential=") and key_id not in out
+    gcs_scope = f"svc%40proj.iam.gserviceaccount.com%2F20240101%2Fauto%2Fstorage%2Fgoog{4}_request"
+    gcs = (
+        f"https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG{4}-RSA-SHA256"
+        f"&X-Goog-Credential={gcs_scope}&X-Goog-Expires=900&X-Goog-Signature={sig}"
+    )
+    assert gcs_scope in gone(scrubber, gcs, sig)
+    s3 = f"https://b.s3.amazonaws.com/k?X-Amz-Credential={key_id}%2F{scope}&X-Amz-Signature={sig}"
+    assert scope in gone(scrubber, s3, sig)
+    v2 = f"https://b.s3.amazonaws.com/k?AWSAccessKeyId={key_id}&Expires=1700000000&Signature={sig2}"
+    gone(scrubber, v2, sig2)
+    for text in (
+        "verify(payload, signature=sig)",
+        "?signature=required_field_name&x=1",
+        # the AWS CLI's documented examples
+        "&X-Amz-SignedHeaders=host&X-Amz-Signature=EXAMPLE1234494d5fba3fed607f98018e1dfc62e2",
+        "load?AWSAccessKeyId=1234567891011EXAMPLE&Expires=1472747804&Signature=1234567891EXAMPLE",
+    ):
+        kept(scrubber, text)
+    bulk = load_scrubber(str(tmp_path / "home"), bulk=True)
+    for body in (
+        {"tool_input": {"command": f"curl -H '{header}' {s3}"}},
+        {"tool_response": {"stdout": json.dumps({"url": gcs, "v2": v2})}},
+    ):
+        want = scrubber.scrub_value(body)
+        assert want[1] and sig not in json.dumps(want[0]) and sig2 not in json.dumps(want[0])
+        text = orjson_exact.dumps(body)
+        assert text is not None and bulk.scrub_event(body, text) == want
+
+
+def test_published_keys_fingerprints_regions_and_cache_keys_are_kept(scrubber: Scrubber) -> None:
+    """Values under secret-sounding names that are public by design: a key meant to be
+    published (Stripe's publishable key, a reCAPTCHA site key, a VAPID public key), a GPG
+    key's fingerprint (the official Python images' ``ENV GPG_KEY``), a region, a CI cache's
+    key (words and a digest); the secrets beside them still go."""
+    fpr, tok = r(HEX, 40).upper(), r(A62, 32)
+    for text in (
+        f"GPG_KEY={fpr}",
+        f"ENV GPG_KEY {fpr}",
+        f"export GPG_KEY={fpr[:16]}",
+        f"STRIPE_PUBLISHABLE_KEY=pk_live_{tok}",
+        f'stripePublishableKey: "pk_test_{tok}"',
+        f"RECAPTCHA_SITE_KEY=6Lc{tok}",
+        f"VAPID_PUBLIC_KEY=B{tok}{tok}",
+        f'publicKey = "{tok}"',
+        f"CACHE_KEY=linux-node-{r(HEX, 64)}",
+        f"key: v1-deps-{r(HEX, 40)}",
+        "API_KEY_REGION=us-east-1",
+        'secret_region = "us-gov-west-1"',
+        "SECRET_REGIONS=europe-west4,us-central1",
+    ):
+        kept(scrubber, text)
+    for text, secret in (
+        (f"GPG_PASSPHRASE={tok}", tok),
+        (f"GPG_PRIVATE_KEY={tok}{tok}", tok),
+        (f"PUBLIC_API_TOKEN={tok}", tok),
+        (f"STRIPE_SECRET_KEY={tok}", tok),
+        (f"SITE_SECRET={tok}", tok),
+        (f"CACHE_KEY={tok}", tok),
+        (f"export TIMECAMP_API_KEY={r(HEX, 26)}", ""),
+        (f"API_KEY_REGION={tok}", tok),
+    ):
+        gone(scrubber, text, secret or text.partition("=")[2])
