@@ -673,6 +673,8 @@ def decoded_spans(scrubber: Scrubber, text: str, depth: int) -> list[tuple[int, 
         run = text[start:end]
         if not run.strip("0123456789abcdef"):
             continue  # a hash or an id: hex decodes to binary anyway
+        if run in scrubber.allow:
+            continue  # the user's allow-list holds the encoded value itself
         decoded = _b64_text(run)
         if decoded is None:
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import collections
 import json
 import os
@@ -328,6 +329,18 @@ def test_allow_list(home: str) -> None:
     assert s.scrub_value({"token": tok}) == ({"token": tok}, {})
     other = _tok(9)
     assert s.scrub_text(other)[1] == {"github-token": 1}
+
+
+def test_allow_list_holds_an_encoded_value(home: str) -> None:
+    """An allow-listed base64 value is kept where the scrubber would decode it and find a
+    ``user:password`` pair (``echo … | base64 -d``, docker's ``auth``); another pair still goes."""
+    pair = base64.b64encode(f"deploy:{_tok()[4:]}".encode()).decode()
+    other = base64.b64encode(f"deploy:{_tok(7)[4:]}".encode()).decode()
+    _write_config(home, {"allow": [pair]})
+    for s in (load_scrubber(home), load_scrubber(home, bulk=True)):
+        assert s.scrub_text(f"echo {pair} | base64 -d") == (f"echo {pair} | base64 -d", {})
+        assert s.scrub_value({"auths": {"r.io": {"auth": pair}}})[1] == {}
+        assert other not in s.scrub_text(f"echo {other} | base64 -d")[0]
 
 
 def test_extra_patterns(home: str) -> None:
