@@ -456,12 +456,14 @@ def session_facets(db: Database) -> dict[str, list[str]]:
 
 
 def usage_totals(db: Database, keys: Sequence[str]) -> dict[str, dict[str, int]]:
-    """Token counts per session where a source recorded them (an event's ``extra.usage``:
-    VS Code's chat and transcript files today); a session without any is absent."""
+    """Token counts per session where a source recorded them: ``input_tokens`` (every prompt
+    token the model read, cached or not) and ``output_tokens``, summed over the session's model
+    calls (``_call_usage``); a session without any is absent."""
     out: dict[str, dict[str, int]] = {}
     if not keys:
         return out
     marks = ",".join("?" * len(keys))
+    seen: dict[str, dict[str, dict[str, int]]] = {}  # session -> message id -> its counts
     for key, body in db.execute(
         f"SELECT session_key, body FROM events WHERE session_key IN ({marks})"
         " AND instr(body, '\"usage\"') > 0",
@@ -472,15 +474,67 @@ def usage_totals(db: Database, keys: Sequence[str]) -> dict[str, dict[str, int]]
         except orjson.JSONDecodeError:
             continue
         extra = ev.get("extra") if isinstance(ev, dict) else None
-        usage = extra.get("usage") if isinstance(extra, dict) else None
-        if not isinstance(usage, dict):
+        found = _call_usage(extra) if isinstance(extra, dict) else None
+        if found is None:
             continue
-        acc = out.setdefault(str(key), {})
-        for name in ("input_tokens", "output_tokens"):
-            value = usage.get(name)
-            if isinstance(value, int) and not isinstance(value, bool):
+        message, counts = found
+        if message is None:
+            acc = out.setdefault(str(key), {})
+            for name, value in counts.items():
+                acc[name] = acc.get(name, 0) + value
+            continue
+        # Claude Code writes one transcript line per content block of a response, each with
+        # the response's usage: a message counts once, at its largest (the last block's)
+        prior = seen.setdefault(str(key), {}).setdefault(message, {})
+        for name, value in counts.items():
+            prior[name] = max(prior.get(name, 0), value)
+    for key, messages in seen.items():
+        acc = out.setdefault(key, {})
+        for counts in messages.values():
+            for name, value in counts.items():
                 acc[name] = acc.get(name, 0) + value
     return {k: v for k, v in out.items() if v}
+
+
+# (field, what it adds to) in the usage records sources write: the VS Code chat importer's
+# normalized counts; camelCase as VS Code's ``assistant.usage`` and Copilot CLI's
+# ``session.usage_record`` write them (their input counts hold the cached tokens already);
+# the Anthropic API's, whose ``input_tokens`` leaves out the cache reads and writes
+_USAGE_FIELDS = {
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "inputTokens": "input_tokens",
+    "outputTokens": "output_tokens",
+}
+_ANTHROPIC_CACHE = ("cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _call_usage(extra: dict[str, Any]) -> tuple[str | None, dict[str, int]] | None:
+    """The token counts one event records, and the id of the model response they belong to
+    when several events repeat them (Claude Code transcripts: ``extra.message`` holds the
+    API message's ``id`` and ``usage``); None when it records none."""
+    usage = extra.get("usage")
+    message: str | None = None
+    anthropic = False
+    if not isinstance(usage, dict):
+        msg = extra.get("message")
+        usage = msg.get("usage") if isinstance(msg, dict) else None
+        if not isinstance(usage, dict):
+            return None
+        ident = msg.get("id") if isinstance(msg, dict) else None
+        message = ident if isinstance(ident, str) else None
+        anthropic = True
+    counts: dict[str, int] = {}
+    for field, name in _USAGE_FIELDS.items():
+        value = usage.get(field)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            counts.setdefault(name, value)
+    if anthropic and "input_tokens" in counts:
+        for field in _ANTHROPIC_CACHE:
+            value = usage.get(field)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                counts["input_tokens"] += value
+    return (message, counts) if counts else None
 
 
 def mirror_fingerprint(db: Database) -> str:

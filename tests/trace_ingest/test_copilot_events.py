@@ -32,11 +32,14 @@ def _events(home: Path) -> list[dict[str, Any]]:
 def test_a_subagent_session(trail_home: Path) -> None:
     report = import_paths([str(SUBAGENT)]).as_dict()
     assert report["errors"] == [] and report["lines_skipped"] == 0
-    assert report["events_written"] == 16
+    assert report["events_written"] == 21  # 16 and the 5 model calls' usage records
     events = _events(trail_home)
     assert all(validate(e) == [] for e in events)
     assert {e["session_id"] for e in events} == {"d9ec09e5-0f67-46e4-882d-cc988dab65ec"}
     child = "0d5499cd-dee5-4b14-8b1e-a1573865f943"
+    usage = [e for e in events if "usage" in e.get("extra", {})]
+    assert len(usage) == 5 and all(e["kind"] == "other" for e in usage)
+    assert sum(1 for e in usage if e.get("agent_id") == child) == 2  # the subagent's two calls
     calls = [
         (e.get("agent_id"), e["tool_name"], e["call_id"])
         for e in events
@@ -230,9 +233,9 @@ _TRICKY = [
     '{"type": "hook.start", "id": "c7", "ephemeral": true}',  # ignored as a hook.start
     # events without a timestamp of their own take the last line's that was a time
     '{"type": "system.notification", "data": {"content": "x"}, "id": "c1"}',
-    '{"type": "session.usage_record", "id": "c2", ' + _TS.format(5) + "}",
-    '{"type": "session.usage_record", "id": "c3", "timestamp": "2026-12-01"}',
-    '{"type": "session.usage_record", "id": "c4", "timestamp": "not a time"}',
+    '{"type": "session.model_change", "id": "c2", ' + _TS.format(5) + "}",
+    '{"type": "session.model_change", "id": "c3", "timestamp": "2026-12-01"}',
+    '{"type": "session.model_change", "id": "c4", "timestamp": "not a time"}',
     '{"type": "system.notification", "data": {"content": "y"}, "id": "c5"}',
     '{"type": "hook.start", "data": {}, "id": "c6"}',  # the last line
 ]
@@ -274,7 +277,7 @@ def test_lines_counted_before_the_gate_come_out_as_through_it(tmp_path: Path) ->
         "ephemeral": 1,
         "hook.end": 1,
         "hook.start": 8,
-        "session.usage_record": 3,
+        "session.model_change": 3,
     }
     assert fast["lines_skipped"] == 5  # the list, the empty and non-string types, b9, b6
     ts = {json.loads(line)["uuid"]: json.loads(line)["ts"] for line in fast_trace.splitlines()}

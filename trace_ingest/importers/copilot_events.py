@@ -45,7 +45,6 @@ scrubbed.
 IGNORED_TYPES: dict[str, str] = {
     "assistant.turn_start": "turn bookkeeping",
     "assistant.turn_end": "turn bookkeeping",
-    "session.usage_record": "token usage per model call (not mapped yet)",
     "system.message": "the system prompt sent to the model",
     "session.model_change": "model selection",
     "subagent.configured": "subagent model configuration",
@@ -202,6 +201,18 @@ class CopilotLog:
             message = error.get("message") if isinstance(error, dict) else error
             ev["error"] = _str(message) or text or line.line_type
             ev["ok"] = False
+        return [ev]
+
+    def _usage_record(self, line: _Line) -> list[dict[str, Any]]:
+        """One model call's token counts (``data.usage``: ``inputTokens``, ``outputTokens``,
+        ``cacheReadTokens``, ``model``, …, as Copilot CLI 1.0.102 writes them): an ``other``
+        event with the record under ``extra.usage``, as VS Code's ``assistant.usage``."""
+        ev = self._event(line, "other")
+        usage = line.data.get("usage")
+        if isinstance(usage, dict):
+            ev["extra"]["usage"] = usage
+        else:
+            ev["extra"]["data"] = line.data
         return [ev]
 
     def _session_start(self, line: _Line) -> list[dict[str, Any]]:
@@ -434,6 +445,7 @@ _HANDLERS = {
     "subagent.failed": CopilotLog._subagent_stop,
     "system.notification": CopilotLog._notification,
     "session.compaction_complete": CopilotLog._compaction,
+    "session.usage_record": CopilotLog._usage_record,
 }
 
 
@@ -448,8 +460,8 @@ class _Walk(FileWalk):
         self.log = CopilotLog(path, run.received_at)
 
     def prefeed(self, number: int, value: Any) -> bool:
-        """The ignored lines (~3/4 of a log's: hook.start/end, turn bookkeeping, usage
-        records, system prompts) counted without the gate's exactness check and ``feed``."""
+        """The ignored lines (~2/3 of a log's: hook.start/end, turn bookkeeping, system
+        prompts) counted without the gate's exactness check and ``feed``."""
         return self.log.skipped(value)
 
     def feed(self, number: int, obj: dict[str, Any], data: bytes) -> None:
