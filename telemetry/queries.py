@@ -484,7 +484,8 @@ def usage_totals(db: Database, keys: Sequence[str]) -> dict[str, dict[str, int]]
                 acc[name] = acc.get(name, 0) + value
             continue
         # Claude Code writes one transcript line per content block of a response, each with
-        # the response's usage: a message counts once, at its largest (the last block's)
+        # the response's usage: a message counts once, at its largest (the last block's);
+        # a Vibe store's running totals, at the latest generation read
         prior = seen.setdefault(str(key), {}).setdefault(message, {})
         for name, value in counts.items():
             prior[name] = max(prior.get(name, 0), value)
@@ -510,13 +511,17 @@ _ANTHROPIC_CACHE = ("cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 def _call_usage(extra: dict[str, Any]) -> tuple[str | None, dict[str, int]] | None:
-    """The token counts one event records, and the id of the model response they belong to
-    when several events repeat them (Claude Code transcripts: ``extra.message`` holds the
-    API message's ``id`` and ``usage``); None when it records none."""
+    """The token counts one event records, and the key of what they count when several
+    events repeat or grow them (Claude Code transcripts: ``extra.message`` holds the API
+    message's ``id`` and ``usage``; Vibe: a store's running totals); None when it records
+    none. Counts under one key are taken at their largest, not summed."""
     usage = extra.get("usage")
     message: str | None = None
     anthropic = False
-    if not isinstance(usage, dict):
+    if isinstance(usage, dict) and extra.get("usage_scope") == "session":
+        # a running total of one store (Vibe's tokenUsage, one record per generation read)
+        message = f"session:{extra.get('store')}"
+    elif not isinstance(usage, dict):
         msg = extra.get("message")
         usage = msg.get("usage") if isinstance(msg, dict) else None
         if not isinstance(usage, dict):

@@ -112,3 +112,35 @@ def test_vscode_usage_shapes_are_both_read() -> None:
         {"usage": "12 tokens"},
     ):
         assert read(extra) is None
+
+
+VIBE_RUN = DATA / "vibe-3.0.1"
+
+
+def _vibe_totals(folder: Path) -> dict[str, int]:
+    """The ``tokenUsage`` of the projection-state a store's CURRENT names."""
+    current = json.loads((folder / "CURRENT").read_text())
+    gen = current["generation"]
+    name = gen if isinstance(gen, str) else f"{gen:016d}"
+    state = json.loads((folder / "generations" / name / "projection-state.json").read_text())
+    usage = state["snapshot"]["session"]["tokenUsage"]
+    return {"input_tokens": usage["inputTokens"], "output_tokens": usage["outputTokens"]}
+
+
+def test_vibe_store_totals_count_once_per_store(tmp_path: Path) -> None:
+    """Vibe keeps running totals per store (the subagent's store has its own): a session's
+    tokens are its stores' latest totals, summed, however often the store is re-imported."""
+    from trace_ingest.importers import vibe_store
+
+    stores = [p for p in VIBE_RUN.iterdir() if (p / "CURRENT").is_file()]
+    parent = VIBE_RUN / "2df68db3-e078-0820-b452-6d20861bc6dd"
+    child = VIBE_RUN / "child-21de204dce7c979392e46863"
+    assert parent in stores and child in stores
+    for _ in range(2):
+        vibe_store.import_paths([str(VIBE_RUN)], home=str(tmp_path))
+    totals = _totals(tmp_path)
+    want = {
+        name: _vibe_totals(parent)[name] + _vibe_totals(child)[name]
+        for name in ("input_tokens", "output_tokens")
+    }
+    assert want in totals.values() and len(totals) == 2  # the two recorded sessions

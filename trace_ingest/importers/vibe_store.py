@@ -318,6 +318,10 @@ class _Store:
     cwd: str | None
     gen: str = ""
     open_turn: str | None = None  # the turn still running when the store was published
+    # the session's running token totals (projection-state ``session.tokenUsage``) and when
+    # they were last updated
+    usage: dict[str, Any] | None = None
+    updated_at: Any = None
 
 
 class UnifiedReader:
@@ -443,6 +447,8 @@ class UnifiedReader:
             cwd,
             gen_name,
             open_turn,
+            _obj(session.get("tokenUsage")) or None,
+            session.get("updatedAt"),
         )
 
     def _listing(
@@ -549,6 +555,8 @@ class UnifiedReader:
                 else:
                     key = f"projection entry {etype!r}"
                     out.not_recorded[key] = out.not_recorded.get(key, 0) + 1
+        if store.usage:
+            self._usage(store, lane, seq, last_ts, out)
         for turn, (ev, n) in pending.items():
             if turn is not None and turn == store.open_turn:
                 continue  # the turn is still running: its stop comes with a later read
@@ -571,6 +579,24 @@ class UnifiedReader:
                 self._checkpoint_only(store, call, ts, done, lane, out)
             else:
                 self._checkpoint_only(store, call, before, before, lane, out)
+
+    def _usage(
+        self, store: _Store, lane: str | None, seq: int, last_ts: str | None, out: SessionRead
+    ) -> None:
+        """The store's token totals so far (``tokenUsage``: ``inputTokens``, ``outputTokens``,
+        ``cachedInputTokens``, ``totalTokens``, Vibe 3.0.1) as an ``other`` event, one per
+        generation: a later import of the grown store adds the larger totals, and
+        ``usage_totals`` takes a store's largest (``usage_scope: "session"``)."""
+        ts = iso_ms(store.updated_at) or last_ts
+        ev = self._new(store, "other", ("usage", store.gen), ts, lane, None, seq + 1)
+        ev["extra"] = {
+            "file": os.path.basename(store.path),
+            "line_type": "tokenUsage",
+            "usage": store.usage,
+            "usage_scope": "session",
+            "store": store.session_id,
+        }
+        self._emit(out, ev)
 
     def _message(
         self,
