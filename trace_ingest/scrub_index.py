@@ -128,6 +128,7 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "Unseal Key [0-9]{1,2}: ([A-Za-z0-9+/]{44})": ("Unseal Key ",),
     "YC[A-Za-z0-9_\\-]{38}+": None,
     "[ \\t]*+(?:export[ \\t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\\\"']?([^\\s\\\"'\\\\]{6,}+)": None,
+    '[ \\t]*+([^\\s\\\\\\"\'`]{1,256}+)[ \\t]*+(?=[\\r\\n\\"]|\\\\[rn\\"]|$)': None,
     "[0-9]/[0-9]{16,}+(?:/[0-9]{16,}+)?:[A-Za-z0-9]{32}+": None,
     "[0-9]{15,16}(?:\\||%7C)[A-Za-z0-9_\\-]{27,40}+": None,
     "[0-9a-f]{32}-us[0-9]{1,2}": None,
@@ -144,7 +145,7 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "[A-Za-z0-9_-]*+": None,
     "[A-Za-z_.-]+": None,
     "[MNO][A-Za-z0-9]{23,25}+\\.[A-Za-z0-9_\\-]{6}\\.[A-Za-z0-9_\\-]{27,38}+": None,
-    "[\\w.-]{0,20}+(?:\\\\?[\\\"'`])?\\]?(?:[ \\t]++(?:string|str|\\[\\]byte|&str)|[ \\t]*+:[ \\t]*+(?:&'static[ \\t]++str|&str|string|str)(?!\\w)|[ \\t]*+\\{[ \\t]*+get;[^{}\\n]{0,30}+\\})?[ \\t]{0,40}+(?::::=|::=|:=|\\?=|\\.=|=>|=|:|,)[ \\t]{0,3}+(\\\\?[\\\"'`])?": None,
+    "[\\w.-]{0,20}+(?:\\\\?[\\\"'`])?\\]?(?:[ \\t]++(?:string|str|\\[\\]byte|&str)|[ \\t]*+:[ \\t]*+(?:&'static[ \\t]++str|&str|string|str)(?!\\w)|[ \\t]*+\\{[ \\t]*+get;[^{}\\n]{0,30}+\\})?[ \\t]{0,40}+(?:(?::::=|::=|:=|\\?=|\\.=|=>|=|:|\\()[ \\t]{0,3}+|,[ \\t]{0,40}+)(\\\\?[\\\"'`])?": None,
     "[^A-Za-z0-9+/=]++": None,
     "[^\\r\\n\\\"'\\\\]{1,8192}+": None,
     "[^\\s\\\"'`<>()\\[\\]{},;\\\\]{16,}+": None,
@@ -153,6 +154,7 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "[a-z0-9_.=+/~$!#%^*@-]{8,}+": None,
     "[sbr]\\.[A-Za-z0-9]{24,}+": None,
     "[st]k\\.eyJ[A-Za-z0-9_\\-]{20,}+\\.[A-Za-z0-9_\\-]{20,}+": ("sk.eyJ", "tk.eyJ"),
+    "[|>][1-9+-]{0,2}+[ \\t]*+(?:#[^\\r\\n\\\\]{0,80}+)?(?:\\r?\\n|\\\\r\\\\n|\\\\n)": None,
     "\\$(?:1|5|6|2[abxy])\\$(?:rounds=[0-9]{1,7}\\$)?[./A-Za-z0-9]{2,22}\\$[./A-Za-z0-9]{22,86}+|\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}+": None,
     "\\$krb5(?:asrep|tgs)\\$[0-9]{2}\\$[^\\s\\\"']{40,}+": ("$krb5",),
     "\\[REDACTED:[A-Za-z0-9_-]{1,64}:[0-9a-f]{12}\\]": ("[REDACTED:",),
@@ -454,6 +456,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "rubygems_",
         "rzp_",
         "s-s4t2",
+        "salt",
         "sat.",
         "sbp_",
         "sdk-",
@@ -497,7 +500,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "xox",
         "ya29.",
         "yandex",
-    ): "[!\\$\\-\\./4:<_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin)?|u(?:s)?)|\\.ag|/:_(?:auth|password)|4b1d|:(?://|aa)|</|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:ntribsys(?:__com)?|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|at\\.|bp_|dk\\-|ecret(?:_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
+    ): "[!\\$\\-\\./4:<_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin)?|u(?:s)?)|\\.ag|/:_(?:auth|password)|4b1d|:(?://|aa)|</|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:ntribsys(?:__com)?|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|a(?:lt|t\\.)|bp_|dk\\-|ecret(?:_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
     (
         "!",
         "$1$",
@@ -661,6 +664,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "rubygems_",
         "rzp_",
         "s-s4t2",
+        "salt",
         "sat.",
         "sbp_",
         "sdk-",
@@ -704,7 +708,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "xox",
         "ya29.",
         "yandex",
-    ): "[!\\$\\-\\./4:<@\\\\_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin)?|u(?:s)?)|\\.(?:ag)?|/(?::_(?:auth|password)|home/|users/)|4b1d|:(?://|aa)|</|@|\\\\users\\\\|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:ntribsys(?:__com)?|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|at\\.|bp_|dk\\-|ecret(?:_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
+    ): "[!\\$\\-\\./4:<@\\\\_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin)?|u(?:s)?)|\\.(?:ag)?|/(?::_(?:auth|password)|home/|users/)|4b1d|:(?://|aa)|</|@|\\\\users\\\\|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:ntribsys(?:__com)?|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|a(?:lt|t\\.)|bp_|dk\\-|ecret(?:_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
     (
         "!",
         "$1$",
@@ -1003,6 +1007,7 @@ PREFIX_WORDS: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {
         "rubygems_",
         "rzp_",
         "s-s4t2",
+        "salt",
         "sat.",
         "sbp_",
         "sdk-",
@@ -1227,6 +1232,7 @@ PREFIX_WORDS: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {
         "rubygems_",
         "rzp_",
         "s-s4t2",
+        "salt",
         "sat.",
         "sbp_",
         "sdk-",
@@ -1489,7 +1495,7 @@ RULE_KEYS: tuple[tuple[tuple[str, ...], bool], ...] = (
     (("value",), False),
     (("key", "token", "secret", "pass", "pwd", "credential", "auth"), False),
     (("pass", "pwd", "secret"), False),
-    (("key", "token", "secret", "pass", "pwd", "credential", "auth"), False),
+    (("key", "token", "secret", "pass", "pwd", "credential", "auth", "salt"), False),
 )
 
 KW_FULL: tuple[tuple[str, tuple[int, ...]], ...] = (
@@ -1558,6 +1564,7 @@ KW_FULL: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("value", (178,)),
     ("key", (179, 181)),
     ("credential", (179, 181)),
+    ("salt", (181,)),
 )
 
 KW_TOKEN: tuple[tuple[str, tuple[int, ...]], ...] = (

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         _excluded_part,
         _fake_token,
         _format_fake,
+        _generated,
         _generic_ok,
         _generic_verdict,
         _github_ok,
@@ -120,6 +121,7 @@ else:
     _excluded_part = _later("scrub_values", "_excluded_part")
     _fake_token = _later("scrub_values", "_fake_token")
     _format_fake = _later("scrub_values", "_format_fake")
+    _generated = _later("scrub_values", "_generated")
     _generic_ok = _later("scrub_values", "_generic_ok")
     _generic_verdict = _later("scrub_values", "_generic_verdict")
     _github_ok = _later("scrub_values", "_github_ok")
@@ -1368,9 +1370,14 @@ _GEN_TAIL = _Lazy(
     # ``: string`` / ``: String`` / ``: &str``, C# ``{ get; set; }``
     r"(?:[ \t]++(?:string|str|\[\]byte|&str)|[ \t]*+:[ \t]*+(?:&'static[ \t]++str|&str|string|str)"
     r"(?!\w)|[ \t]*+\{[ \t]*+get;[^{}\n]{0,30}+\})?[ \t]{0,40}+"
-    r"(?::::=|::=|:=|\?=|\.=|=>|=|:|,)[ \t]{0,3}+(\\?[\"'`])?"
+    # ``,`` of a (name, value) call, which aligns its values as WordPress's wp-config.php
+    # does (``define( 'AUTH_KEY',         '…' );``); ``(`` of a setter (``setApiKey("…")``)
+    r"(?:(?::::=|::=|:=|\?=|\.=|=>|=|:|\()[ \t]{0,3}+|,[ \t]{0,40}+)(\\?[\"'`])?"
 )
-_GEN_WORDS = ("key", "secret", "token", "pass", "pwd", "credential", "auth")
+# ``salt``: a weak word, as a bare ``key`` is (random-looking values only): WordPress's
+# ``AUTH_SALT``/``NONCE_SALT`` and their kind are secret keys; a password hash's salt is
+# random bytes whoever sees them, so redacting one loses nothing readable
+_GEN_WORDS = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "salt")
 _KEY_BEFORE = ("api", "api_", "access", "access_", "private", "private_", "auth", "auth_")
 _AUTH_BEFORE = ("user", "user_", "basic", "basic_", "http", "http_", "proxy", "proxy_")
 
@@ -1379,8 +1386,8 @@ def _gen_key_end(subject: str, i: int, word: str) -> int:
     """End of the key word at ``i`` if it is one the assignment rule knows, else -1.
 
     A ``key`` without ``api``/``access``/``private``/``auth`` before it (``Key=…``,
-    ``adobeKey``) is returned negated minus 2 (``-end - 2``): a weak key, whose value must
-    look random (see ``_weak_ok``)."""
+    ``adobeKey``), and a ``salt``, are returned negated minus 2 (``-end - 2``): a weak key,
+    whose value must look random (see ``_weak_ok``)."""
     end = i + len(word)
     nxt = subject[end : end + 1]
     if word == "key":
@@ -1393,6 +1400,8 @@ def _gen_key_end(subject: str, i: int, word: str) -> int:
         ):
             return end
         return -end - 2
+    if word == "salt":
+        return -1 if nxt.isalpha() else -end - 2  # not saltstack, salty
     if word == "pass":
         if subject.startswith(("password", "passwd", "passphrase"), i):
             return end
@@ -1468,8 +1477,8 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             kend = _gen_key_end(subject, i, word)
             if kend >= 0:
                 hits[i] = kend
-            elif kend < -1 and (i == 0 or not text[i - 1].isalpha() or text[i] == "K"):
-                hits[i] = kend  # a weak key: ``Key=``, ``adobeKey``; not ``monkey``
+            elif kend < -1 and (i == 0 or not text[i - 1].isalpha() or text[i].isupper()):
+                hits[i] = kend  # a weak key: ``Key=``, ``adobeKey``; not ``monkey``, ``basalt``
     nxt = 0
     for i in sorted(hits):
         if i < nxt:
@@ -1483,23 +1492,37 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             continue
         quote = m.group(1)
         op = m.group(0).rstrip(" \t\"'`\\")
-        # ``setProperty("X_TOKEN", "value")``: a quoted name, then a quoted value
-        named = subject[kend : m.end()].lstrip(" \t\\")[:1] in ('"', "'")
+        # ``setProperty("X_TOKEN", "value")``, ``define('DB_PASSWORD', 'value')``: a quoted
+        # name (the rest of it after the key word, then its quote), then a quoted value
+        named = subject[kend : m.end()].lstrip(_NAME_REST).lstrip(" \t\\")[:1] in ('"', "'")
         if op.endswith(",") and (not quote or not named):
             continue
+        if op.endswith("(") and (not quote or not _setter(text, subject, i)):
+            continue  # setPassword("…"), withApiKey("…"); not getToken("…") or f(token("…"))
         nxt = m.end()
         pos = m.end()
-        if quote:
+        literal = bool(quote)
+        if not quote and op.endswith(":") and subject.startswith(("|", ">"), pos):
+            # YAML ``token: |`` / ``password: >-``, the value on the next, deeper line
+            start, end = _block_scalar(text, pos, i)
+            nxt = end
+            if end - start < 8:
+                continue
+            value, literal = text[start:end], True
+        elif quote:
             close = text.find(quote, pos, min(n, pos + 257))
             if close < 0:
                 continue
             start, end = pos, close
             nxt = close + 1  # the value is not searched again
             value = text[start:end]
-            if "\n" in value or " " in value or len(value) < 8:
+            if "\n" in value or len(value) < 8 or (" " in value and not _generated(value)):
                 continue
             if op.endswith(",") and text[close + 1 : close + 4].lstrip(' \t\\"').startswith(":"):
                 continue  # "…Token", "ResourceDataContainer": the next JSON key, not a value
+            after = _skip_blanks(text, close + len(quote))
+            if op.endswith("(") and not text.startswith(")", after):
+                continue  # a setter's one argument: setSecret("name", …) names a secret
         else:
             vm = bare.match(subject, pos)
             start, end = vm.span() if vm is not None else (pos, pos)
@@ -1536,17 +1559,141 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             continue  # a Maven coordinate group:artifact:version
         if _named_after_key(key, subject[i:kend], value):
             continue  # "ExportToken": "export-token-cu4l…": an id named after its kind
+        if weak and _key_material(subject, i, value):
+            weak = False  # encryption_key = "<64 hex>": the key itself, not a digest
         original = text[k : i + 1]
         pascal = original[:1].isupper() and not original.isupper()
-        memo = (key, value, bool(quote), weak, pascal)
+        memo = (key, value, literal, weak, pascal)
         verdict = _GEN_VERDICTS.get(memo)
         if verdict is None:
-            verdict = _generic_verdict(key, value, bool(quote), weak, pascal)
+            verdict = _generic_verdict(key, value, literal, weak, pascal)
             if len(_GEN_VERDICTS) > 4096:
                 _GEN_VERDICTS.clear()
             _GEN_VERDICTS[memo] = verdict
         if verdict:
             yield start, end
+
+
+# words before ``key`` that name key material, whose value is the key's bytes, most often
+# hex (Rails' ``master.key`` is 32 hex digits, AES-256 and HMAC-SHA256 keys 64), and New
+# Relic's ``license_key`` (40 hex digits, newrelic.yml): under these names hex is the key,
+# where under a bare or other ``key`` (``cache_key``, ``object_key``) it is a digest or an
+# id far more often, and kept (``_weak_ok``)
+_KEY_MATERIAL = (
+    "encryption", "encrypt", "decryption", "decrypt", "signing", "master", "hmac", "cipher",
+    "aes", "wrapping", "license", "licence",
+)  # fmt: skip
+
+
+def _key_material(subject: str, i: int, value: str) -> bool:
+    """Whether the weak ``key`` at ``i`` (in the lowered ``subject``) names key material
+    (``encryption_key``, ``signingKey``, ``HMAC-KEY``, ``license_key``) and ``value`` is a
+    key's length of hex digits: 32 to 128, a whole number of 4 bytes."""
+    if not 32 <= len(value) <= 128 or len(value) % 8 or not all(c in _HEX_CHARS for c in value):
+        return False
+    return subject[max(0, i - 12) : i].rstrip("_-.").endswith(_KEY_MATERIAL)
+
+
+_BLOCK_HEAD = _Lazy(r"[|>][1-9+-]{0,2}+[ \t]*+(?:#[^\r\n\\]{0,80}+)?(?:\r?\n|\\r\\n|\\n)")
+# the block's first line, one word, up to its break or the end of the (JSON) string
+_LINE_AT = _Lazy(r"[ \t]*+([^\s\\\"'`]{1,256}+)[ \t]*+(?=[\r\n\"]|\\[rn\"]|$)")
+_BREAKS = ("\n", "\\n")  # a line break, real or JSON-escaped
+
+
+def _block_scalar(text: str, pos: int, i: int) -> Span:
+    """The value of a YAML block scalar whose indicator (``|``, ``>``, ``|-``, ``>+2``) is at
+    ``pos``, for the key word at ``i``: the one line after the indicator's (real or ``\\n``
+    escaped breaks), when it is more indented than the key's line and is the block's only
+    line (a one-word value; a multi-line block is a script, a certificate or prose). An
+    empty span at ``pos`` when it is no such value. Every read is bounded: no rescans."""
+    head = _BLOCK_HEAD().match(text, pos)
+    if head is None:
+        return pos, pos
+    line = _LINE_AT().match(text, head.end())
+    if line is None:
+        return pos, pos
+    indent = line.start(1) - head.end()
+    if indent <= _key_indent(text, i):
+        return pos, pos  # not inside the block: a sibling key or the parent's next line
+    if _next_indent(text, _past_break(text, line.end())) >= indent:
+        return pos, pos  # a second line in the block
+    return line.span(1)
+
+
+def _past_break(text: str, pos: int) -> int:
+    """The start of the line after the break at ``pos`` (real or escaped), or the end of the
+    text when the string ends there (a ``"``: the block was the last thing in it)."""
+    for brk in ("\r\n", "\n", "\\r\\n", "\\n"):
+        if text.startswith(brk, pos):
+            return pos + len(brk)
+    return len(text)
+
+
+def _key_indent(text: str, i: int) -> int:
+    """The blanks that start the line holding ``i``: it starts after the last real or
+    ``\\n``-escaped break, looked for 256 characters back (a longer line counts as 0)."""
+    lo = max(0, i - 256)
+    a, b = text.rfind("\n", lo, i), text.rfind("\\n", lo, i)
+    if a < 0 and b < 0 and lo > 0:
+        return 0
+    start = max(a + 1, b + 2 if b >= 0 else 0)
+    if start == 0 and text[:1] == '"':
+        start = 1  # JSON text: the string's first line starts after its quote
+    j = start
+    while j < i and text[j] in " \t":
+        j += 1
+    return j - start
+
+
+def _next_indent(text: str, pos: int) -> int:
+    """The blanks that start the first line at or after ``pos`` (a line start) that is not
+    blank, blank lines skipped for up to 256 characters (then, or at a break beyond, as
+    deep as can be: the block may go on); -1 at the end of the text."""
+    n = len(text)
+    stop = min(n, pos + 256)
+    start = j = pos
+    while j < stop:
+        ch = text[j]
+        if ch in " \t":
+            j += 1
+        elif ch == "\r" or ch == "\n":
+            start = j = j + 1  # a blank line
+        elif text.startswith("\\n", j) or text.startswith("\\r", j):
+            start = j = j + 2
+        else:
+            return j - start
+    return -1 if j >= n else 256
+
+
+# the characters of a name after its key word (``DB_PASSWORD``'s ``word``, ``api.token``)
+_NAME_REST = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
+# method-name prefixes of a setter or builder option, whose one argument is the value of the
+# secret its name names: Java/C# ``setPassword``, Go ``SetAPIKey`` / ``option.WithAPIKey``,
+# Python ``set_api_key``, Rust ``with_api_key``
+_SETTERS = ("set", "with")
+
+
+def _setter(text: str, subject: str, i: int) -> bool:
+    """Whether the key word at ``i`` is in the name of a setter or builder method: the name
+    (after any ``obj.``) starts with ``set``/``with`` followed by a capital or ``_``
+    (``setApiKey``, ``WithToken``, ``set_password``; not ``settle_token`` or ``without``)."""
+    j = i
+    while j > 0 and subject[j - 1] in _KEY_CHARS and subject[j - 1] not in ".$":
+        j -= 1
+    for prefix in _SETTERS:
+        after = j + len(prefix)
+        if subject.startswith(prefix, j) and after <= i:
+            nxt = text[after : after + 1]
+            return nxt == "_" or nxt.isupper()
+    return False
+
+
+def _skip_blanks(text: str, pos: int) -> int:
+    """The first position at or after ``pos`` that is not a space or tab."""
+    n = len(text)
+    while pos < n and text[pos] in " \t":
+        pos += 1
+    return pos
 
 
 _GEN_COLON = _Lazy(r"[a-z0-9_.=+/~$!#%^*@-]*+(?::(?!//)[a-z0-9_.=+/~$!#%^*@-]*+)++")
@@ -1982,7 +2129,7 @@ def _context_rules() -> list[Rule]:
         ),
         Rule(
             "generic-assignment",
-            ("key", "token", "secret", "pass", "pwd", "credential", "auth"),
+            ("key", "token", "secret", "pass", "pwd", "credential", "auth", "salt"),
             finder=_generic_finder,
         ),
     ]

@@ -377,6 +377,8 @@ def _weak_ok(value: str) -> bool:
     far more often)."""
     if len(value) < 16 or not _has_letter_and_digit(value) or entropy(value) < 3.5:
         return False
+    if all(c in _HEX_CHARS for c in value):
+        return False  # object_key = <sha1>; hex that is a key: scrub_rules._key_material
     if "/" in value or ":" in value or _names_a_secret(value) or _file_name(value):
         return False  # a path (S3Key), a namespaced name (ec2:RootDeviceType), a file name
     groups = value.split("-")
@@ -657,6 +659,8 @@ def _generic_verdict(key: str, value: str, quoted: bool, weak: bool, pascal: boo
         return False
     if _names_a_secret(value):
         return False
+    if quoted and _generated(value):
+        return True  # define('NONCE_SALT', '<64 random printable characters>')
     if weak and not _weak_ok(value):
         return False
     if quoted and value.isalpha() and len(value) >= 12 and _case_changes(value) >= len(value) // 4:
@@ -664,6 +668,23 @@ def _generic_verdict(key: str, value: str, quoted: bool, weak: bool, pascal: boo
     if _long_number(value) and key.endswith(("token", "secret", "key", "password")):
         return True  # discordToken="0606679021858975", ASANA_TOKEN=7540214992015379
     return not (entropy(value) < 3.0 or _placeholder(value) or not _generic_ok(value))
+
+
+def _generated(value: str) -> bool:
+    """A generated secret of printable characters, such as WordPress's keys and salts (64
+    characters of 92: letters, digits, punctuation, the space; so ``/``, ``:``, ``<`` or
+    ``{`` say nothing of a path, a namespace or a template here): 40 or more characters,
+    upper, lower and a digit, entropy ≥ 4.6, the character class changing at every other
+    character or more, and at most one space in 16 (prose and code have far more)."""
+    n = len(value)
+    if n < 40 or value.count(" ") * 16 > n or _class_changes(value) < n // 2:
+        return False
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return False
+    if not any(c.isdigit() for c in value) or entropy(value) < 4.6:
+        return False
+    low = value.lower()
+    return not any(w in low for w in ("xxxxx", "example", "*****", "....."))
 
 
 def _random_looking(value: str) -> bool:

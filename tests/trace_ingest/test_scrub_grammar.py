@@ -10,6 +10,7 @@ import base64
 import json
 import os
 import random
+import re
 import string
 import sys
 import time
@@ -770,3 +771,195 @@ def test_published_keys_fingerprints_regions_and_cache_keys_are_kept(scrubber: S
         (f"API_KEY_REGION={tok}", tok),
     ):
         gone(scrubber, text, secret or text.partition("=")[2])
+
+
+# ------------------------------------------------------------------ code forms (issue 10, leaks)
+
+
+def gone_everywhere(s: Scrubber, tmp_path: Any, text: str, secret: str) -> str:
+    """``gone`` as plain text, JSON-escaped, in a hook payload (``scrub_value``, the string
+    itself and JSON text inside it) and through the bulk path (``scrub_event``), which must
+    give the hook's result; the plain output."""
+    from trace_ingest.importers import orjson_exact
+
+    out = gone(s, text, secret)
+    gone(s, json.dumps(text), secret)
+    bulk = load_scrubber(str(tmp_path / "home"), bulk=True)
+    for body in (
+        {"tool_input": {"command": text}},
+        {"tool_response": {"stdout": json.dumps({"out": text, "n": 1})}},
+    ):
+        want = s.scrub_value(body)
+        assert want[1] and secret not in json.dumps(want[0]), (body, want)
+        raw = orjson_exact.dumps(body)
+        assert raw is not None and bulk.scrub_event(body, raw) == want
+    return out
+
+
+def only_the_secret(text: str, out: str, secret: str) -> bool:
+    """Whether ``out`` is ``text`` with ``secret`` replaced by one placeholder, and nothing
+    else changed."""
+    tags = re.findall(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{12}\]", out)
+    return len(set(tags)) == 1 and out == text.replace(secret, tags[0])
+
+
+def _wp_salt() -> str:
+    """A WordPress key or salt as its generator makes them: 64 of 92 printable characters
+    (no quote or backslash), spaces and punctuation included."""
+    alphabet = A62 + "!@#$%^&*()-_ []{}<>~`+=,.;:/?|"
+    while True:
+        v = _mixed(RNG, alphabet, 64)
+        if " " in v and ":" in v and "/" in v and "{" in v:  # the characters that mattered
+            return v
+
+
+def test_define_and_name_value_calls_redact_password_names_too(
+    scrubber: Scrubber, tmp_path: Any
+) -> None:
+    """``define('DB_PASSWORD', '…')`` leaked while ``define('AUTH_KEY', '…')`` did not: the
+    comma form wanted the name's quote right after the key word, and ``PASSWORD`` goes on
+    after ``pass``. WordPress's aligned keys and salts (spaces, ``/``, ``:``, ``{`` inside)
+    and ``setProperty``/``setenv``/``put`` with any secret name go the same way."""
+    tok = _mixed(RNG, A62, 24)
+    for text in (
+        f"define('DB_PASSWORD', '{tok}');",
+        f"define( 'DB_PASSWORD', '{tok}' );",
+        f'System.setProperty("db.password", "{tok}");',
+        f'System.setProperty("javax.net.ssl.keyStorePassword", "{tok}");',
+        f'os.setenv("DB_PASSWORD", "{tok}")',
+        f'os.Setenv("GITHUB_TOKEN", "{tok}")',
+        f'props.put("api.token", "{tok}");',
+        f"putenv('APP_SECRET', '{tok}');",
+    ):
+        assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, tok), tok)
+    for name in ("AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT",
+                 "SECURE_AUTH_SALT", "LOGGED_IN_SALT", "NONCE_SALT"):  # fmt: skip
+        salt = _wp_salt()
+        text = f"define( '{name}',{' ' * (18 - len(name))}'{salt}' );"
+        assert only_the_secret(text, gone(scrubber, text, salt), salt)
+        gone(scrubber, json.dumps(text), salt)
+    for text in (
+        "define( 'DB_PASSWORD', 'password_here' );",
+        "define( 'AUTH_KEY',         'put your unique phrase here' );",
+        "define( 'WP_CACHE_KEY_SALT', 'example.com:' );",
+        "define( 'DB_PASSWORD', getenv('DB_PASSWORD') );",
+        'System.setProperty("db.password", "${DB_PASSWORD}");',
+        'System.setProperty("db.password", System.getenv("DB_PW"));',
+        'os.setenv("DB_PASSWORD", "$DB_PASSWORD")',
+        'fields = ("password1", "password2")',
+        'required = ["api_key", "api_secret2"]',
+        "salt_rounds = 12",
+        'saltstack_token = "/etc/salt/token"',
+        f'salt = "{r(HEX, 32)}"',  # a password hash's salt in hex, judged as a bare key's
+    ):
+        kept(scrubber, text)
+
+
+def test_setter_calls_named_after_a_secret(scrubber: Scrubber, tmp_path: Any) -> None:
+    """``setPassword("…")``, ``setApiKey("…")``, Go's ``WithAPIKey("…")``, Rust's
+    ``with_api_key("…")``: a setter's one quoted argument under its name's verdict; a
+    variable, a flag, a type and a getter's argument are kept."""
+    tok = _mixed(RNG, A62, 28)
+    for text in (
+        f'ds.setPassword("{tok}");',
+        f'client.setApiKey("{tok}");',
+        f'cfg.setToken("{tok}")',
+        f"vault.setSecret('{tok}')",
+        f'oauth.setClientSecret("{tok}");',
+        f'b.withApiKey("{tok}")',
+        f'option.WithAPIKey("{tok}")',
+        f'Client::builder().with_api_key("{tok}")',
+        f'client.set_password( "{tok}" )',
+    ):
+        assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, tok), tok)
+    for text in (
+        "ds.setPassword(pw);",
+        "setPasswordVisible(true)",
+        'setTokenType("Bearer")',
+        'setApiKey("YOUR_API_KEY_HERE")',
+        'setApiKey("<your-api-key>")',
+        'withToken("${GITHUB_TOKEN}")',
+        'client.with_api_key(os.environ["API_KEY"])',
+        f'getToken("{tok}")',  # a getter's argument is a name or an id
+        f'settleToken("{tok}")',
+        f'setSecret("{tok}", value)',  # the first of two: a name
+        'setSecretName("prod-db-secret-v2")',
+        f'setCacheKey("{r(HEX, 64)}")',
+    ):
+        kept(scrubber, text)
+
+
+def test_hex_keys_under_key_material_names(scrubber: Scrubber, tmp_path: Any) -> None:
+    """Hex under ``encryption_key``/``signing_key``/``master_key``/``hmac_key`` (and the
+    other ``_KEY_MATERIAL`` words) is the key; under ``cache_key``, ``object_key``, a bare
+    ``key``, ``commit`` or ``etag``, or a ``…_key_id``/``…_key_sha256``, it is a digest or an
+    id and is kept, whatever its entropy (a bare key's hex was kept only below 3.8 bits)."""
+    for name in ("encryption_key", "signing_key", "master_key", "hmac_key", "encryptionKey",
+                 "AES_KEY", "cipher_key", "secret_key_base", "DATA_ENCRYPTION_KEY"):  # fmt: skip
+        for n in (32, 64):
+            key = r(HEX, n)
+            text = f'{name} = "{key}"'
+            assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, key), key)
+            gone(scrubber, f"{name}: '{key}'", key)
+    key = r(HEX, 128)
+    gone(scrubber, f'config.master_key = "{key}"', key)
+    key = r(HEX, 40)  # New Relic's license key, as newrelic.yml holds it
+    gone(scrubber, f"  license_key: {key}\n", key)
+    for text in (
+        f'cache_key = "{r(HEX, 64)}"',
+        f'key = "{r(HEX, 32)}"',
+        f'key = "{r(HEX, 64)}"',
+        f'object_key = "{r(HEX, 40)}"',
+        f"idempotency_key: {r(HEX, 32)}",
+        f'commit = "{r(HEX, 40)}"',
+        f'etag = "{r(HEX, 32)}"',
+        f'master_key_id = "{r(HEX, 32)}"',
+        f'encryption_key_sha256 = "{r(HEX, 64)}"',
+        f'signing_key_fingerprint = "{r(HEX, 40)}"',
+        'encryption_key = "aes-256-gcm"',
+    ):
+        kept(scrubber, text)
+
+
+def test_yaml_block_scalars_of_one_line(scrubber: Scrubber, tmp_path: Any) -> None:
+    """``token: |`` / ``password: >-`` with the value on the next, deeper line (real or
+    ``\\n``-escaped breaks): a block of one line, one word, is that value; more lines, a
+    line no deeper than the key's, a placeholder or another name are kept."""
+    tok = _mixed(RNG, A62, 32)
+    for text in (
+        f"token: |\n  {tok}\n",
+        f"password: >-\n  {tok}\n",
+        f"auth:\n  api_key: |-\n    {tok}\n\n  other: 1\n",
+        f"- token: |\n    {tok}\nnext: x",
+        f"token: |2 # from the vault\n  {tok}\r\n",
+        f"secret: >+\n  {tok}",
+    ):
+        assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, tok), tok)
+    for text in (
+        f"token: |\n  {tok}\n  second-line-of-it\n",
+        f"auth:\n  token: |-\n    {tok}\n\n    {tok[:8]}\n",
+        f"  token: |\n  {tok}\n",
+        f"token: |\n{tok}\n",
+        f"run: |\n  echo {tok}\n",
+        "token: |\n  ${TOKEN}\n",
+        "password: >-\n  {{ .Values.password }}\n",
+        f"token: >\n  my token {tok[:6]}1 here\n",
+    ):
+        kept(scrubber, text)
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        "define('DB_PASSWORD', ",
+        "define('NONCE_SALT',                  ",
+        'x.setToken("',
+        "x.setToken(",
+        'encryption_key = "',
+        "token: |\n",
+        "token: |\n  ",
+        "  token: >-\n                     a1b2c3d4e5f6\n   ",
+    ],
+)
+def test_code_forms_stay_linear(scrubber: Scrubber, chunk: str) -> None:
+    assert_linear(scrubber, "", chunk)
