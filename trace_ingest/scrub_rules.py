@@ -1290,13 +1290,22 @@ def _vendor_finder_rules() -> list[Rule]:
 # ----------------------------------------------------------------------------- grammar finders
 
 
+# ``,``: a quoted header name and value in a call, ``headers.put("X-Api-Key", "…")``,
+# ``setRequestHeader("Authorization", "Basic …")``; ``subscription-key``: Azure API
+# Management's ``Ocp-Apim-Subscription-Key`` header (and its ``subscription-key=`` query
+# parameter), whose value is the subscription's key, 32 hex digits
 _AUTH_AT = _Lazy(
-    r"(?:authorization|api-key|-token|token)(?:\\?[\"'])?[ \t]*+[:=][ \t]*+(?:\\?[\"'])?"
-    r"(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop|ssws)[ \t]++)?"
+    r"(?:authorization|api-key|subscription-key|-token|token)(\\?[\"'])?[ \t]*+([:=,])[ \t]*+"
+    r"(?:\\?[\"'])?(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop|ssws)[ \t]++)?"
     r"([a-z0-9._~+/=@-]{8,}+)"
 )
 _BEARER_AT = _Lazy(r"bearer[ \t]++([a-z0-9._~+/=@-]{16,}+)")
-_AUTH_ANCHORS = ("authorization", "api-key", "token", "bearer")
+# C# ``new AuthenticationHeaderValue("Bearer", "…")``: the scheme, then the credential
+_HEADER_VALUE_AT = _Lazy(
+    r"headervalue[ \t]*+\([ \t]*+\\?[\"'](?:bearer|basic|token|bot|apikey|dpop)\\?[\"']"
+    r"[ \t]*+,[ \t]*+\\?[\"']([a-z0-9._~+/=@-]{8,}+)"
+)
+_AUTH_ANCHORS = ("authorization", "api-key", "subscription-key", "token", "bearer", "headervalue")
 # Request-signing schemes (AWS SigV4, its ECDSA form, Google's HMAC and RSA V4): the header's
 # first word names the algorithm and its secret part is ``Signature=<hex>``, later on the line;
 # ``Credential=`` is the key id and scope, which the access-key rules judge on their own.
@@ -1333,6 +1342,12 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
                     pos = m.end()
                     yield m.span(1)
                 continue
+            if anchor == "headervalue":
+                m = _HEADER_VALUE_AT().match(subject, i)
+                if m is not None:
+                    pos = m.end()
+                    yield m.span(1)
+                continue
             if anchor == "authorization" and i > 0 and subject[i - 1].isalpha():
                 continue  # AggregationAuthorization: a resource name, not the header
             if anchor == "token" and i > 0:
@@ -1344,7 +1359,9 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
             m = at.match(subject, i)
             if m is None:
                 continue
-            start, end = m.span(1)
+            start, end = m.span(3)
+            if m.group(2) == "," and not _header_call(subject, i, m.group(1), end):
+                continue  # a comma after a header name only in a call: quoted name, value
             pos = max(pos, end)
             if subject.startswith(_SIG_SCHEMES, start):
                 yield from _signature_in(subject, end)
@@ -1353,6 +1370,25 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
             if short and (not _has_letter_and_digit(short) or short.lower().isidentifier()):
                 continue  # short values need a letter and a digit and must not be a name
             yield start, end
+
+
+def _header_call(subject: str, i: int, quote: str, end: int) -> bool:
+    """Whether the header word at ``i`` and the value ending at ``end`` are the two arguments
+    of a call, ``put("X-Api-Key", "…")``: a quoted header name (letters, digits and ``-``
+    from its opening quote to ``quote``, its closing one; not a property or a variable,
+    ``"api.token"``, ``auth_token``), and the value's closing quote then ``)`` (not a list of
+    header names, ``["x-api-key", "x-b3-traceid"]``)."""
+    if not quote:
+        return False
+    j = i
+    while j > 0 and (subject[j - 1].isalnum() or subject[j - 1] == "-"):
+        j -= 1
+    if j == 0 or subject[j - 1] != quote[-1]:
+        return False
+    k = end + 1 if subject.startswith("\\", end) else end
+    if subject[k : k + 1] not in ('"', "'"):
+        return False
+    return subject.startswith(")", _skip_blanks(subject, k + 1))
 
 
 def _signature_in(subject: str, start: int) -> Iterator[Span]:
@@ -2077,7 +2113,7 @@ def _context_rules() -> list[Rule]:
         ),
         Rule(
             "auth-header",
-            ("auth", "bearer", "api-key", "token"),
+            ("auth", "bearer", "api-key", "subscription-key", "token"),
             finder=_auth_finder,
             min_entropy=3.0,
             validate=_auth_ok,

@@ -889,6 +889,34 @@ def test_setter_calls_named_after_a_secret(scrubber: Scrubber, tmp_path: Any) ->
         kept(scrubber, text)
 
 
+def test_authentication_header_value_and_header_calls(scrubber: Scrubber, tmp_path: Any) -> None:
+    """C#'s ``new AuthenticationHeaderValue("Bearer", "…")`` keeps its scheme; a header set by
+    a call (``put("X-Api-Key", "…")``, ``setRequestHeader("Authorization", "Basic …")``) is a
+    header; a list of header names is not."""
+    tok = _mixed(RNG, A62, 32)
+    b64 = base64.b64encode(f"svc:{tok}".encode()).decode()
+    for text, secret in (
+        (f'new AuthenticationHeaderValue("Bearer", "{tok}")', tok),
+        (f'new AuthenticationHeaderValue("Basic", "{b64}");', b64),
+        (f'new AuthenticationHeaderValue( "Token" , "{tok}" )', tok),
+        (f'headers.put("X-Api-Key", "{tok}");', tok),
+        (f'xhr.setRequestHeader("Authorization", "Basic {b64}")', b64),
+        (f'req.Header.Set("Ocp-Apim-Subscription-Key", "{r(HEX, 32)}")', ""),
+    ):
+        secret = secret or text.split('"')[3]
+        assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, secret), secret)
+    for text in (
+        'new AuthenticationHeaderValue("Bearer", token)',
+        'new AuthenticationHeaderValue("Bearer", "<token>")',
+        'new MediaTypeWithQualityHeaderValue("application/json")',
+        'headers.put("X-Api-Key", apiKey);',
+        'allowed = ["authorization", "x-api-key", "x-b3-traceid1"]',
+        'allowed = ("x-api-key", "x-amz-security-token")',
+        'req.Header.Set("Authorization", "Bearer "+tok)',
+    ):
+        kept(scrubber, text)
+
+
 def test_hex_keys_under_key_material_names(scrubber: Scrubber, tmp_path: Any) -> None:
     """Hex under ``encryption_key``/``signing_key``/``master_key``/``hmac_key`` (and the
     other ``_KEY_MATERIAL`` words) is the key; under ``cache_key``, ``object_key``, a bare
@@ -917,6 +945,28 @@ def test_hex_keys_under_key_material_names(scrubber: Scrubber, tmp_path: Any) ->
         f'encryption_key_sha256 = "{r(HEX, 64)}"',
         f'signing_key_fingerprint = "{r(HEX, 40)}"',
         'encryption_key = "aes-256-gcm"',
+    ):
+        kept(scrubber, text)
+
+
+def test_azure_api_management_subscription_key(scrubber: Scrubber, tmp_path: Any) -> None:
+    """``Ocp-Apim-Subscription-Key: <32 hex>`` as a header, in curl, in a JSON headers dict
+    and as APIM's ``subscription-key=`` query parameter (the header name is kept)."""
+    key = r(HEX, 32)
+    for text in (
+        f"Ocp-Apim-Subscription-Key: {key}",
+        f"curl -H 'Ocp-Apim-Subscription-Key: {key}' https://api.contoso.com/v1/items",
+        json.dumps({"headers": {"Ocp-Apim-Subscription-Key": key}}),
+        f"https://api.contoso.com/v1/items?subscription-key={key}&q=1",
+    ):
+        assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, key), key)
+    out, _ = scrubber.scrub_value({"Ocp-Apim-Subscription-Key": key})
+    assert out["Ocp-Apim-Subscription-Key"] != key
+    for text in (
+        "Ocp-Apim-Subscription-Key: {subscription-key}",
+        "Ocp-Apim-Subscription-Key: $APIM_KEY",
+        'curl -H "Ocp-Apim-Subscription-Key: <your-key>" https://x',
+        "Ocp-Apim-Trace: true",
     ):
         kept(scrubber, text)
 
@@ -955,6 +1005,8 @@ def test_yaml_block_scalars_of_one_line(scrubber: Scrubber, tmp_path: Any) -> No
         "define('NONCE_SALT',                  ",
         'x.setToken("',
         "x.setToken(",
+        'new AuthenticationHeaderValue("Bearer", ',
+        'h.put("Ocp-Apim-Subscription-Key", "',
         'encryption_key = "',
         "token: |\n",
         "token: |\n  ",
