@@ -1862,6 +1862,16 @@ _XML_ATTR = _Lazy(
     r"(?:key|name)[ \t]*+=[ \t]*+\\?\"([^\"\\]{1,64}+)\\?\"[ \t]++value[ \t]*+=[ \t]*+"
     r"\\?\"([^\"\\]{1,512}+)\\?\""
 )
+# Spring's ``<property name="apiKey">…</property>`` (also ``<value>…</value>`` inside), .NET
+# settings' ``<setting name="ApiKey" serializeAs="String"><value>…</value>``, Ant's
+# ``<property name="…">``, ``<param name="password">…</param>``: the name in an attribute
+# (up to 4 more after it), the secret in the element's text
+_XML_NAMED = _Lazy(
+    r"(?:key|name)[ \t]*+=[ \t]*+\\?\"([^\"\\<>]{1,64}+)\\?\""
+    r"(?:[ \t]++[\w:.-]{1,40}+=\\?\"[^\"\\<>]{0,100}+\\?\"){0,4}+[ \t]*+>"
+    r"(?:(?:\s|\\[nrt])*+<value>)?([^<]{1,512}+)</([\w.:-]{1,64}+)>"
+)
+_XML_BLANK = " \t\r\n"
 _XML_WINDOW = 4096
 _XML_KINDS: dict[str, int] = {}  # _field_kind of an element name's last part, by name
 _XML_KINDS_MAX = 4096
@@ -1901,6 +1911,36 @@ def _xml_finder(text: str, low: str) -> Iterator[Span]:
             value = m.group(2)
             if _xml_secret(m.group(1), value):
                 yield m.span(2)
+    if "</" in text:
+        yield from _xml_named_text(text)
+
+
+def _xml_named_text(text: str) -> Iterator[Span]:
+    """The text of an element whose ``name``/``key`` attribute names a secret (``_XML_NAMED``):
+    the attribute must be its opening tag's, and the element (or a ``<value>`` inside it) must
+    close right after the text."""
+    from trace_ingest.scrub_rules import _field_kind  # defined below; resolved at call time
+
+    for m in prefixed_finditer(_XML_NAMED, text):
+        name = m.group(1)
+        if _field_kind(name) != 2:
+            continue
+        lt = text.rfind("<", max(0, m.start() - 256), m.start())
+        if lt < 0 or ">" in text[lt : m.start()]:
+            continue  # not an attribute of the tag that opens this text
+        tag = text[lt + 1 : m.start()].split(None, 1)[0] if lt + 1 < m.start() else ""
+        if m.group(3) not in (tag, "value"):
+            continue
+        start, end = m.span(2)
+        while start < end and (text[start] in _XML_BLANK or text.startswith(_ESCAPES, start)):
+            start += 1 if text[start] in _XML_BLANK else 2
+        while end > start and (text[end - 1] in _XML_BLANK or text.endswith(_ESCAPES, 0, end)):
+            end -= 1 if text[end - 1] in _XML_BLANK else 2
+        if _xml_secret(name, text[start:end]):
+            yield start, end
+
+
+_ESCAPES = ("\\n", "\\r", "\\t")  # JSON escapes of the blanks around an element's text
 
 
 def _xml_kind(kinds: dict[str, int], name: str) -> int:

@@ -917,6 +917,31 @@ def test_authentication_header_value_and_header_calls(scrubber: Scrubber, tmp_pa
         kept(scrubber, text)
 
 
+def test_xml_element_text_under_a_name_attribute(scrubber: Scrubber, tmp_path: Any) -> None:
+    """Spring's ``<property name="apiKey">…</property>`` (also with ``<value>`` inside), Ant's
+    and log4j's ``<param name="password">…</param>``: the text is the secret when the name
+    attribute names one, as the ``value=`` attribute form already was."""
+    tok = _mixed(RNG, A62, 24)
+    for text in (
+        f'<property name="apiKey">{tok}</property>',
+        f'<property name="db.password">\n    <value>{tok}</value>\n</property>',
+        f'<param name="password">  {tok}  </param>',
+        f'<constructor-arg name="clientSecret" >{tok}</constructor-arg>',
+        f'<setting name="ApiKey" serializeAs="String">\n  <value>{tok}</value>\n</setting>',
+    ):
+        assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, tok), tok)
+    for text in (
+        '<property name="apiKey">${api.key}</property>',
+        '<property name="apiKey"><ref bean="keyHolder"/></property>',
+        '<property name="passwordEncoder">bcryptEncoder</property>',
+        f'<property name="apiKeyFile">/etc/keys/{tok}</property>',
+        f'<property name="apiKey">{tok}</other>',
+        f'<property name="username">{tok}</property>',
+        '<param name="token">{{ token }}</param>',
+    ):
+        kept(scrubber, text)
+
+
 def test_hex_keys_under_key_material_names(scrubber: Scrubber, tmp_path: Any) -> None:
     """Hex under ``encryption_key``/``signing_key``/``master_key``/``hmac_key`` (and the
     other ``_KEY_MATERIAL`` words) is the key; under ``cache_key``, ``object_key``, a bare
@@ -1007,6 +1032,8 @@ def test_yaml_block_scalars_of_one_line(scrubber: Scrubber, tmp_path: Any) -> No
         "x.setToken(",
         'new AuthenticationHeaderValue("Bearer", ',
         'h.put("Ocp-Apim-Subscription-Key", "',
+        '<property name="apiKey">',
+        '<property name="apiKey"> \n <value>',
         'encryption_key = "',
         "token: |\n",
         "token: |\n  ",
