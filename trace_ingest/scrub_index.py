@@ -65,6 +65,7 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "(?:pat|sat)\\.[A-Za-z0-9_\\-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}+": ("pat", "sat"),
     "(?:sbp_[0-9a-f]{40}+|sb_secret_[A-Za-z0-9_\\-]{31,}+)": ("sbp_", "sb_secret_"),
     "(?:set-)?cookie[\\\"']?[ \\t]*+[:=][ \\t]*+[\\\"']?|--cookie[ =]++[\\\"']?": None,
+    "(?:setx(?:[ \\t]++/[A-Za-z])*+|setenv|set((?:[ \\t]++--?[A-Za-z][A-Za-z-]*+)++)|[ \\t]*+ENV)[ \\t]++([A-Z][A-Z0-9_]{0,127}+)[ \\t]++(?:\\\\?[\\\"'])?([^\\s\\\"'\\\\]{6,}+)": None,
     "(?:sntrys_eyJ[A-Za-z0-9+/=_-]{50,}+|sntryu_[0-9a-f]{64}+)": ("sntrys_eyJ", "sntryu_"),
     "(?:sq0atp-[A-Za-z0-9_\\-]{22,57}+|sq0csp-[A-Za-z0-9_\\-]{43}+|EAAA[A-Za-z0-9_\\-]{60}+)": (
         "sq0atp-",

@@ -877,17 +877,36 @@ _DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEA
                 "_FINGERPRINT", "_VERSION", "_ARNS", "_REFS", "_URIS", "_URLS",
                 "_REGION", "_REGIONS")  # fmt: skip
 _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s\"'\\]{6,}+)")
-_LINE_WINDOW = 160  # indentation + "export " + a 128-character name
+# Commands that assign a variable with a space, not ``=``, between its name and its value:
+# Windows ``setx [/M] NAME value`` (``setx`` persists it in the registry), csh/tcsh ``setenv
+# NAME value``, fish ``set -gx NAME value`` (fish has no ``NAME=value``; at least one flag, so
+# prose's "set API_KEY first" and bash's ``set a b`` positional parameters are not read), and
+# the Dockerfile's legacy ``ENV NAME value``, only where ``ENV`` starts its line (Docker's
+# grammar is line-based; ``ENV NAME=value`` is the assignment rules'). The name and the value
+# are the last two groups, as ``_DOTENV``'s.
+_ENV_SET = _Lazy(
+    r"(?:setx(?:[ \t]++/[A-Za-z])*+|setenv|set((?:[ \t]++--?[A-Za-z][A-Za-z-]*+)++)|[ \t]*+ENV)"
+    r"[ \t]++([A-Z][A-Z0-9_]{0,127}+)[ \t]++(?:\\?[\"'])?([^\s\"'\\]{6,}+)"
+)
+# the heads ``_dotenv_finder`` looks for anywhere on a line, before the name
+_ENV_COMMANDS = ("export ", "setx ", "setenv ", "set ")
+# fish ``set`` flags after which no value follows the name (erase, query, show, names)
+_FISH_NO_VALUE = frozenset("eqSn")
+_FISH_NO_VALUE_LONG = frozenset(("--erase", "--query", "--show", "--names"))
+_LINE_WINDOW = 160  # indentation + a command ("export ", "set -gx ") + a 128-character name
 
 
 def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
-    """``NAME=value`` lines whose upper-case name looks secret (``.env``, ``export``, env).
+    """``NAME=value`` lines whose upper-case name looks secret (``.env``, ``export``, env),
+    and the commands that assign one with a space (``_ENV_SET``: ``setx``, ``setenv``, fish
+    ``set -x``, a Dockerfile's ``ENV NAME value``).
 
     Driven by ``str.find`` of the upper-case words, then one anchored match at the start of
-    that line (a real newline or a ``\\n`` escape): no regex scans every position.
+    that line (a real newline or a ``\\n`` escape) or of the last command on it: no regex
+    scans every position.
     """
     seen: dict[int, re.Match[str] | None] = {}
-    rx = _DOTENV()
+    rx, spaced = _DOTENV(), _ENV_SET()
     absent = _absent_in(low)
     for word, gate in zip(_DOTENV_WORDS, _DOTENV_GATES, strict=True):
         if gate in absent:
@@ -902,40 +921,82 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
             nl = text.rfind("\n", lo, i)
             esc = text.rfind("\\n", lo, i)
             if nl < 0 and esc < 0:
-                if lo > 0:
-                    continue  # the line starts too far back to be a NAME=value line
-                start = 0
+                start = 0 if lo == 0 else -1  # -1: the line starts too far back
             else:
                 start = max(nl + 1, esc + 2 if esc >= 0 else 0)
-            # ``export NAME=value`` anywhere on the line (``{"command": "export PGPASSWORD=…"``)
-            ex = text.rfind("export ", start, i)
-            if ex > start and text[ex - 1] not in _WORD:
-                start = ex
+            # a command anywhere on the line: ``{"command": "export PGPASSWORD=…"``,
+            # ``cd app && setx API_TOKEN …``; on a long line, only in the window
+            head = _env_command(text, max(start, lo), i)
+            if head > start:
+                start = head
+            elif start < 0:
+                continue  # too far from its line's start to be a NAME=value line
             if start in seen:
                 m = seen[start]
             else:
-                m = seen[start] = rx.match(text, start)
-            if m is None or not m.start(1) <= i < m.end(1):
+                m = seen[start] = rx.match(text, start) or spaced.match(text, start)
+            if m is None:
+                continue
+            groups = m.re.groups  # the name and the value are the last two groups
+            if not m.start(groups - 1) <= i < m.end(groups - 1):
                 continue
             pos = max(pos, m.end())
-            name = m.group(1)
-            value = m.group(2)
+            name = m.group(groups - 1)
+            value = m.group(groups)
             if word == "PASS" and name != "PASS" and not name.endswith("_PASS"):
                 continue  # PASSPORT_NO, BYPASS_CACHE: no final PASS (PASSWORD has its word)
-            if name.endswith(_DOTENV_SKIP) and _shape_fits(_suffix_split(name.lower())[0], value):
-                continue  # DB_SECRET_ARN=arn:…; not AWS_SECRET_ACCESS_KEY_ARN=<40 base64>
-            if _dotenv_excluded(name, value):
-                continue  # STRIPE_PUBLISHABLE_KEY, RECAPTCHA_SITE_KEY; GPG_KEY=<fingerprint>
-            # a final PASS is also a test that passed or a pass of an encoder (SINGLE_PASS):
-            # its value must look random, as an ordinary secret's
-            passwordish = (
-                "PASSW" in name or "PWD" in name or "SECRET" in name or "PASSPHRASE" in name
-            )
-            if _placeholder(value, identifiers=not passwordish):
+            if groups > 2 and not _spaced_value(m.group(1), value):
                 continue
-            if not passwordish and not _generic_ok(value) and not _long_number(value):
-                continue
-            yield m.span(2)
+            if _env_secret(name, value):
+                yield m.span(groups)
+
+
+def _env_command(text: str, lo: int, i: int) -> int:
+    """Where the last of ``_ENV_COMMANDS`` in ``text[lo:i]`` starts, when it is a command's
+    word (not inside a word: ``reset``, ``offset``; not a long flag: fish's ``set --global
+    --export NAME``, whose command is the ``set``; a diff's ``-export NAME=…`` is one), else
+    -1."""
+    last = -1
+    for h in _ENV_COMMANDS:
+        j = text.rfind(h, lo, i)
+        if j > last and (j == 0 or text[j - 1] not in _WORD) and text[max(0, j - 2) : j] != "--":
+            last = j
+    return last
+
+
+def _spaced_value(fish_flags: str | None, value: str) -> bool:
+    """Whether what follows the name in an ``_ENV_SET`` command is its value: not a flag
+    (``-``), not fish's command substitution ``(…)``, and not after fish flags that take
+    none (``set -e NAME``, ``set -q NAME``)."""
+    if value[0] in "-(":
+        return False
+    for flag in (fish_flags or "").split():
+        if flag in _FISH_NO_VALUE_LONG or (flag[1] != "-" and _FISH_NO_VALUE & set(flag[1:])):
+            return False
+    return True
+
+
+def _env_secret(name: str, value: str) -> bool:
+    """The ``dotenv-secret`` verdict on an upper-case variable name holding one of
+    ``_DOTENV_WORDS`` and its value (also ``gh variable set``'s, ``scrub_finders``)."""
+    if name.endswith(_DOTENV_SKIP) and _shape_fits(_suffix_split(name.lower())[0], value):
+        return False  # DB_SECRET_ARN=arn:…; not AWS_SECRET_ACCESS_KEY_ARN=<40 base64>
+    if _dotenv_excluded(name, value):
+        return False  # STRIPE_PUBLISHABLE_KEY, RECAPTCHA_SITE_KEY; GPG_KEY=<fingerprint>
+    # a final PASS is also a test that passed or a pass of an encoder (SINGLE_PASS): its
+    # value must look random, as an ordinary secret's
+    passwordish = "PASSW" in name or "PWD" in name or "SECRET" in name or "PASSPHRASE" in name
+    if _placeholder(value, identifiers=not passwordish):
+        return False
+    return passwordish or _generic_ok(value) or _long_number(value)
+
+
+def _env_name(name: str) -> bool:
+    """Whether an upper-case variable name holds one of ``_DOTENV_WORDS`` (``PASS`` only as
+    its last word)."""
+    if name == "PASS" or name.endswith("_PASS"):
+        return True
+    return any(w in name for w in _DOTENV_WORDS[:-1])
 
 
 # ----------------------------------------------------------------------------- vendor formats

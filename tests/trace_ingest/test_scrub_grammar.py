@@ -1042,3 +1042,95 @@ def test_yaml_block_scalars_of_one_line(scrubber: Scrubber, tmp_path: Any) -> No
 )
 def test_code_forms_stay_linear(scrubber: Scrubber, chunk: str) -> None:
     assert_linear(scrubber, "", chunk)
+
+
+# ------------------------------------------------------------------ commands that set a secret
+
+
+def _hook_payload_loses(tmp_path: Any, scrubber: Scrubber, command: str, secret: str) -> None:
+    """``command`` as a hook payload's ``tool_input`` loses ``secret``, on the hook's walk and
+    on the import path's (``scrub_event`` on the payload's compact JSON) alike."""
+    from trace_ingest.importers import orjson_exact
+
+    body = {"tool_input": {"command": command, "description": "set it"}}
+    want = scrubber.scrub_value(body)
+    assert want[1] and secret not in json.dumps(want[0]), command
+    text = orjson_exact.dumps(body)
+    bulk = load_scrubber(str(tmp_path / "home"), bulk=True)
+    assert text is not None and bulk.scrub_event(body, text) == want
+
+
+def test_setx_setenv_and_fish_set_assign_with_a_space(tmp_path: Any, scrubber: Scrubber) -> None:
+    """Windows ``setx [/M] NAME value``, csh ``setenv NAME value`` and fish ``set -gx NAME
+    value`` (flags before the name) are ``NAME=value``: the dotenv verdict on the name, only
+    the value goes; a variable, a placeholder, fish's ``(…)`` and ``set -e``/``-q`` stay."""
+    tok, p = r(A62, 32), pw()
+    for text, secret in (
+        (f"setx API_TOKEN {tok}", tok),
+        (f'setx API_TOKEN "{tok}"', tok),
+        (f"setx /M STRIPE_SECRET_KEY {tok}", tok),
+        (f"setx GITHUB_TOKEN {tok} /m", tok),
+        (f"cd app && setx DB_PASSWORD {p}", p),
+        (f"setenv NPM_TOKEN {tok}", tok),
+        (f"set -gx API_TOKEN {tok}", tok),
+        (f"set -x GITHUB_TOKEN '{tok}'", tok),
+        (f"set -Ux OPENAI_API_KEY {tok}", tok),
+        (f"set --global --export SENTRY_AUTH_TOKEN {tok}", tok),
+        ("x" * 200 + f" && export API_TOKEN={tok}", tok),  # a long line before the command
+    ):
+        out = gone(scrubber, text, secret)
+        assert scrubber.scrub_text(text)[1] == {"dotenv-secret": 1}, out
+        assert out.startswith(text.partition(secret)[0]), out
+        _hook_payload_loses(tmp_path, scrubber, text, secret)
+    for text in (
+        "setx API_TOKEN %API_TOKEN%",
+        f"setx API_TOKEN_FILE C:\\secrets\\{r(A62, 8)}.txt",
+        "setx PATH C:\\tools\\bin",
+        "set -x GITHUB_TOKEN $GITHUB_TOKEN",
+        "set -gx API_TOKEN (cat ~/.config/token)",
+        "set -gx DB_PASSWORD (security find-generic-password -w -s db)",
+        "set -e API_TOKEN",
+        "set -q GITHUB_TOKEN; and echo ok",
+        "set -euo pipefail",
+        "set API_TOKEN first, then run the tests",  # prose: no flag
+        "set -Ux EDITOR vim",
+        "echo --export API_TOKEN value",
+    ):
+        kept(scrubber, text)
+
+
+def test_dockerfile_legacy_env_where_env_starts_a_line(tmp_path: Any, scrubber: Scrubber) -> None:
+    """A Dockerfile's ``ENV NAME value`` (the legacy space form) where ``ENV`` begins its line
+    (after indentation, a newline or a ``\\n`` escape): the value goes, the name stays; a GPG
+    key's fingerprint, a version, a secret file's path and ``ENV`` inside a command stay."""
+    tok, p = r(A62, 32), pw()
+    for text, secret in (
+        (f"FROM python:3.12\nENV API_TOKEN {tok}\n", tok),
+        (f'ENV DB_PASSWORD "{p}"', p),
+        (f"  ENV SENTRY_AUTH_TOKEN {tok}", tok),
+        (f'FROM x\\nENV NPM_TOKEN \\"{tok}\\"\\nRUN npm ci', tok),  # JSON-escaped text
+    ):
+        assert "ENV " in gone(scrubber, text, secret)
+    _hook_payload_loses(tmp_path, scrubber, f"FROM x\nENV API_TOKEN {tok}", tok)
+    for text in (
+        f"ENV GPG_KEY {r(HEX, 40).upper()}",
+        f"ENV NGINX_GPGKEY {r(HEX, 40).upper()}",
+        "ENV NODE_VERSION 20.11.0",
+        "ENV API_TOKEN ${API_TOKEN}",
+        "ENV API_KEY_FILE /run/secrets/api_key",
+        f"RUN echo ENV API_TOKEN {tok}",
+    ):
+        kept(scrubber, text)
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        "setx API_TOKEN ",
+        "setx API_TOKEN Ab1Cd2Ef3Gh4 ",
+        "set -gx API_TOKEN ",
+        "\nENV API_TOKEN ",
+    ],
+)
+def test_space_assignments_stay_linear(scrubber: Scrubber, chunk: str) -> None:
+    assert_linear(scrubber, "", chunk)
