@@ -12,7 +12,11 @@ from trace_ingest.scrub_rules import (
     _LETTERS,
     _SEP,
     _UA,
+    _after_tool,
+    _assigned_secret,
     _boundary_before,
+    _env_name,
+    _env_secret,
     _Lazy,
     _lower_same_length,
     prefixed_finditer,
@@ -419,3 +423,183 @@ def _name_value_finder(text: str, low: str) -> Iterator[Span]:
         start, end = m.span(group)
         if _field_secret(name, text[start:end]):
             yield start, end
+
+
+# Secrets given as a command's arguments, read from the command's words tool by tool (each
+# from the tool's own manual): GitHub CLI ``gh secret set NAME --body <value>`` (also ``-b``,
+# ``-b<value>``, ``--body=<value>``, ``<<< <value>``; whatever the name, the value is a
+# secret), ``gh variable set NAME --body <value>`` (a variable is shown to anyone who can read
+# the repository: its value counts only when the name says secret, as ``NAME=value`` would),
+# ``aws configure set [profile.]<key> <value>`` (the credentials file's ``key = value``, judged
+# as the assignment rules judge it), and Apache's ``htpasswd -b[c…] <file> <user> <password>``
+# (``-nb <user> <password>`` prints instead of writing a file; without ``-b`` it asks).
+_GH_SET = _Lazy(r"(?<![\w.-])gh[ \t]++(secret|variable)[ \t]++set(?=[ \t])")
+_GH_VALUE_FLAGS = frozenset(("-e", "--env", "-o", "--org", "-r", "--repos", "-v", "--visibility",
+                             "-a", "--app", "-f", "--env-file", "-R", "--repo"))  # fmt: skip
+# the AWS CLI's global options that take no value (every other one takes the next word)
+_AWS_BOOLEAN = frozenset((
+    "--debug", "--no-verify-ssl", "--no-paginate", "--no-sign-request", "--no-cli-pager",
+    "--cli-auto-prompt", "--no-cli-auto-prompt",
+))  # fmt: skip
+# the AWS CLI's command as a word (as ``scrub_rules._HTTPIE_AT`` finds HTTPie's)
+_AWS_AT = _Lazy(r"(?:(?<![^\s\"'/])|(?<=\\[nt]))aws(?=[ \t])")
+_HTPASSWD_VALUE_FLAGS = "Cr"  # -C <bcrypt cost>, -r <rounds>: the next word is theirs
+_COMMAND_ENDS = frozenset("\n\r;|&")
+_PLAIN_RUN = _Lazy(r"[^\s\"'\\;|&]++")  # a word's characters that need no second look
+_BLANKS = _Lazy(r"(?:[ \t]|\\t)++")  # between words: spaces, tabs, JSON's \t escape
+_ARGS_REACH = 400  # characters of one command read after the tool's name
+
+
+def _cli_args_finder(text: str, low: str) -> Iterator[Span]:
+    """The secret argument of ``gh secret set`` / ``gh variable set``, ``aws configure set``
+    and ``htpasswd -b`` (see above), unless it is a placeholder or a variable."""
+    if "secret set" in low or "variable set" in low:
+        done = 0
+        for m in _GH_SET().finditer(text):
+            if m.start() >= done:
+                words = _command_words(text, m.end())
+                done = words[-1][1] if words else m.end()
+                yield from _gh_set_value(text, words, m.group(1) == "variable")
+    aws: list[int] | None = None  # where the AWS CLI's command starts, found on need
+    for tool in ("configure", "htpasswd"):
+        pos = 0
+        while (i := text.find(tool, pos)) >= 0:
+            pos = i + len(tool)
+            if not _boundary_before(text, i) or text[pos : pos + 1] not in (" ", "\t"):
+                continue  # reconfigure, htpasswd.c
+            if tool == "configure":
+                if aws is None:
+                    aws = [m.start() for m in _AWS_AT().finditer(text)]
+                if not _after_tool(text, i, aws):
+                    continue  # ./configure --prefix=…: autotools, not the AWS CLI
+            words = _command_words(text, pos)
+            if words:
+                pos = words[-1][1]
+            yield from (_aws_set_value if tool == "configure" else _htpasswd_value)(text, words)
+
+
+def _command_words(text: str, pos: int) -> list[Span]:
+    """The words of the command going on at ``pos``, up to its end (a newline, a ``\\n``
+    escape, an unquoted ``;``, ``|`` or ``&``) or ``_ARGS_REACH`` characters: their spans,
+    quotes included (``_unquoted``). A quoted part (``"…"``, ``'…'``, JSON-escaped ``\\"…\\"``)
+    is part of its word. Runs of plain characters and of blanks are skipped by a regex each,
+    so the loop turns once per word and quote, not per character."""
+    end = min(len(text), pos + _ARGS_REACH)
+    plain, blanks = _PLAIN_RUN(), _BLANKS()
+    words: list[Span] = []
+    i = pos
+    while True:
+        if (b := blanks.match(text, i, end)) is not None:
+            i = b.end()
+        if i >= end or text[i] in _COMMAND_ENDS or text.startswith(("\\n", "\\r"), i):
+            return words
+        start = i
+        while i < end:
+            if (p := plain.match(text, i, end)) is not None:
+                i = p.end()
+                if i >= end:
+                    break
+            c, nxt = text[i], text[i + 1 : i + 2]
+            if c in " \t" or c in _COMMAND_ENDS or (c == "\\" and nxt in ("n", "r", "t")):
+                break
+            if c == "\\" and nxt in ('"', "'"):
+                close = text.find("\\" + nxt, i + 2, end)
+                i = close + 2 if close >= 0 else end
+            elif c in "\"'":
+                close = text.find(c, i + 1, end)
+                i = close + 1 if close >= 0 else end
+            else:
+                i += 1 + (c == "\\")  # another escape, or a space \s holds (\v, U+00A0)
+        words.append((start, min(i, end)))
+
+
+def _unquoted(text: str, span: Span) -> Span:
+    """A word's span without the quotes around it (``"v"``, ``'v'``, ``\\"v\\"``)."""
+    start, end = span
+    for q in ('\\"', "\\'", '"', "'"):
+        if end - start >= 2 * len(q) and text.startswith(q, start) and text.endswith(q, 0, end):
+            return start + len(q), end - len(q)
+    return start, end
+
+
+def _cli_secret(text: str, span: Span) -> Iterator[Span]:
+    """``span``, unquoted, when its value is no placeholder, variable or flag (the bar of the
+    other command-line passwords)."""
+    start, end = _unquoted(text, span)
+    value = text[start:end]
+    if value and value[0] not in "-<(`" and not _placeholder(value, identifiers=False):
+        yield start, end
+
+
+def _gh_set_value(text: str, words: list[Span], variable: bool) -> Iterator[Span]:
+    """``gh secret|variable set`` (``words`` after ``set``): the ``--body`` value."""
+    name = ""
+    body: Span | None = None
+    k = 0
+    while k < len(words):
+        s, e = words[k]
+        word = text[s:e]
+        k += 1
+        if word[0] not in "-<":
+            name = name or word  # the first word that is no flag's
+        elif word in ("-b", "--body", "<<<"):
+            body = words[k] if k < len(words) else None
+            k += 1
+        elif word.startswith("--body="):
+            body = (s + 7, e)
+        elif word.startswith("<<<"):
+            body = (s + 3, e)
+        elif word.startswith("-b") and word[1] != "-":
+            body = (s + 2 + (word[2] == "="), e)  # -b<value>, -b=<value> (pflag's short forms)
+        elif word in _GH_VALUE_FLAGS:
+            k += 1  # --repo owner/name: the flag's value, not the name
+    if body is None:
+        return
+    if variable:
+        start, end = _unquoted(text, body)
+        upper = name.strip("\"'\\").upper()
+        if not (_env_name(upper) and _env_secret(upper, text[start:end])):
+            return  # gh variable set NODE_VERSION --body 20: not a secret
+    yield from _cli_secret(text, body)
+
+
+def _aws_set_value(text: str, words: list[Span]) -> Iterator[Span]:
+    """``aws … configure set <key> <value>`` (``words``: those after ``configure``): the
+    value, when ``key = value`` is a secret assignment (``_assigned_secret``)."""
+    positional: list[Span] = []
+    k = 0
+    while k < len(words):
+        s, e = words[k]
+        word = text[s:e]
+        if word.startswith("--"):
+            if "=" not in word and word not in _AWS_BOOLEAN:
+                k += 1  # --profile dev
+        else:
+            positional.append(words[k])
+        k += 1
+    if len(positional) < 3 or text[slice(*positional[0])] != "set":
+        return
+    key = text[slice(*_unquoted(text, positional[1]))].rpartition(".")[2]
+    start, end = _unquoted(text, positional[2])
+    if _assigned_secret(key, text[start:end]):
+        yield start, end
+
+
+def _htpasswd_value(text: str, words: list[Span]) -> Iterator[Span]:
+    """``htpasswd -b … <file> <user> <password>`` / ``-nb … <user> <password>``: the
+    password. Flags come first (Apache's own parser stops at the first other word)."""
+    flags = ""
+    k = 0
+    while k < len(words):
+        word = text[slice(*words[k])]
+        if not word.startswith("-") or len(word) < 2:
+            break
+        flags += word[1:]
+        if word[-1] in _HTPASSWD_VALUE_FLAGS:
+            k += 1  # -C 12: the cost
+        k += 1
+    if "b" not in flags:
+        return  # htpasswd -c file user: the password is asked for
+    password = k + (1 if "n" in flags else 2)
+    if password < len(words):
+        yield from _cli_secret(text, words[password])

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         _aws_pair_finder,
         _azure_ad_finder,
         _azure_finder,
+        _cli_args_finder,
         _cli_short_finder,
         _cookie_finder,
         _discord_bot_finder,
@@ -102,6 +103,7 @@ else:
     _aws_pair_finder = _later("scrub_finders", "_aws_pair_finder")
     _azure_ad_finder = _later("scrub_finders", "_azure_ad_finder")
     _azure_finder = _later("scrub_finders", "_azure_finder")
+    _cli_args_finder = _later("scrub_finders", "_cli_args_finder")
     _cli_short_finder = _later("scrub_finders", "_cli_short_finder")
     _cookie_finder = _later("scrub_finders", "_cookie_finder")
     _discord_bot_finder = _later("scrub_finders", "_discord_bot_finder")
@@ -1811,26 +1813,75 @@ def _colon_tail(subject: str, pos: int) -> Span:
     return start, end
 
 
+def _assigned_secret(key: str, value: str) -> bool:
+    """Whether the unquoted assignment ``key = value`` is a secret, as ``_generic_finder``
+    judges one (its key words, the key's exclusions, ``_generic_verdict``): for commands that
+    set a key to a value (``aws configure set aws_secret_access_key <value>``)."""
+    low = key.lower()
+    words = [w for w in _GEN_WORDS if w in low]
+    if not words:
+        return False
+    excluded = _key_exclusion(key)
+    if excluded == "*" or (excluded and _shape_fits(excluded, value)):
+        return False  # aws_access_key_id, web_identity_token_file
+    weak = words == ["key"] and not low.rpartition("key")[0].endswith(_KEY_BEFORE)
+    return _generic_verdict(low, value, False, weak, False)
+
+
 # (key, value, quoted, weak, PascalCase key) -> verdict: pathological and ordinary texts alike
 # repeat one assignment many times, and the value filters are Python loops
 _GEN_VERDICTS: dict[tuple[str, str, bool, bool, bool], bool] = {}
 
 
-_CURL_USER = _Lazy(r"-(?:u|-user)(?:[ \t]++|=)[\"']?([^\s:\"']{1,128}+):([^\s\"'`]{1,256}+)")
+# ``-u``/``--user`` (curl, wget's ``--user``), ``--auth`` and, after an HTTPie command only,
+# ``-a`` (HTTPie's and xh's ``-a user:password``; ``-a`` is many tools' other flag). The
+# value may be quoted, also JSON-escaped (``\"user:password\"``).
+_CURL_USER = _Lazy(
+    r"-(u|-user|a|-auth)(?:[ \t]++|=)(?:\\?[\"'])?([^\s:\"']{1,128}+):([^\s\"'`]{1,256}+)"
+)
+# HTTPie's commands and xh's (its Rust port) as a command's word: after the line's start, a
+# space, a quote (``{"command": "http …``), a path (``/usr/bin/http``) or a ``\n`` escape
+_HTTPIE_AT = _Lazy(r"(?:(?<![^\s\"'/])|(?<=\\[nt]))(?:https?|xhs?)(?=[ \t])")
+_COMMAND_REACH = 400  # characters of one command line read before a flag for its tool's name
+_COMMAND_CUTS = ("\n", ";", "|", "&", "\\n")  # what ends a command (and its JSON escape)
 
 
 def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
-    """``curl -u user:password`` / ``--user user:password``: only the password."""
+    """``curl -u user:password`` / ``--user user:password``, ``--auth user:password`` and
+    HTTPie's ``http -a user:password``: only the password."""
+    httpie: list[int] | None = None  # where HTTPie's commands start, found on the first -a
     for m in _CURL_USER().finditer(text):
         if m.start() > 0 and text[m.start() - 1] not in " \t":
             continue
-        start, end = m.span(2)
-        value = text[start:end].rstrip("\"'")
+        if m.group(1) == "a":
+            if httpie is None:
+                httpie = [t.start() for t in _HTTPIE_AT().finditer(text)]
+            if not _after_tool(text, m.start(), httpie):
+                continue  # ls -a, git commit -a, redis-cli -a (scrub_finders reads that one)
+        start, end = m.span(3)
+        value = text[start:end]
+        if value.endswith("\\") and text[end : end + 1] in ('"', "'"):
+            value = value[:-1]  # the escape of a closing quote: \"user:password\"
         if len(value) < 4 or not _url_password_ok(value):  # placeholders, as for URLs
             continue
-        if value.lower() in _STOP and m.group(1).lower() in _STOP:
+        if value.lower() in _STOP and m.group(2).lower() in _STOP:
             continue  # curl -u test:test, -u username:token: the documentation's pair
         yield start, start + len(value)
+
+
+def _after_tool(text: str, i: int, starts: list[int]) -> bool:
+    """Whether a tool's name (``starts``: where it occurs in ``text``, ascending) comes before
+    ``i`` in the same command: no line end, ``\\n`` escape, ``;``, ``|`` or ``&`` between, at
+    most ``_COMMAND_REACH`` characters back. The nearest start before ``i`` decides: an
+    earlier one is farther and has the same separators and more between. Each flag costs a
+    bisection and a few bounded ``find`` calls, not a walk of its command's words."""
+    from bisect import bisect_left  # the C module: only once a flag needs a tool
+
+    k = bisect_left(starts, i) - 1
+    if k < 0 or i - starts[k] > _COMMAND_REACH:
+        return False
+    j = starts[k]
+    return not any(text.find(c, j, i) >= 0 for c in _COMMAND_CUTS)
 
 
 # ----------------------------------------------------------------------------- the rule set
@@ -2238,8 +2289,9 @@ def _context_rules() -> list[Rule]:
             ("--",),
             finder=_cli_finder,
         ),
-        Rule("cli-secret-flag", ("-u",), finder=_curl_user_finder),
+        Rule("cli-secret-flag", ("-u", "-a"), finder=_curl_user_finder),
         Rule("cli-secret-flag", _CLI_TOOLS, finder=_cli_short_finder),
+        Rule("cli-secret-flag", _CLI_ARG_TOOLS, finder=_cli_args_finder),
         Rule("sql-password", ("password", "identified"), finder=_sql_password_finder),
         Rule(
             "npmrc-auth",
@@ -2277,6 +2329,9 @@ _CLI_TOOLS = (
     "mysql", "mariadb", "login", "mongo", "twine", "sshpass", "redis-cli", "keytool",
     "password-stdin",
 )  # fmt: skip
+
+# the keywords of ``scrub_finders._cli_args_finder``: the commands whose arguments it reads
+_CLI_ARG_TOOLS = ("secret set", "variable set", "configure", "htpasswd")
 
 _CONN = _Lazy(r"(?:password|pwd)[ \t]*+=[ \t]*+([^;\s\"'&,(){}<>\[\]]{4,}+)")
 

@@ -1123,6 +1123,116 @@ def test_dockerfile_legacy_env_where_env_starts_a_line(tmp_path: Any, scrubber: 
         kept(scrubber, text)
 
 
+def test_gh_secret_set_body_and_gh_variable_set(tmp_path: Any, scrubber: Scrubber) -> None:
+    """``gh secret set NAME --body <v>`` (``-b``, ``-b<v>``, ``--body=``, ``<<<``): whatever
+    the name, the value is a secret. ``gh variable set`` stores a value anyone who can read
+    the repository sees: it goes only when its name says secret (the dotenv verdict)."""
+    tok = r(A62, 32)
+    for text in (
+        f'gh secret set API_TOKEN --body "{tok}"',
+        f"gh secret set DEPLOY_CONFIG -b {tok}",
+        f"gh secret set API_TOKEN -b{tok}",
+        f"gh secret set API_TOKEN --body={tok}",
+        f"gh secret set --repo octo/app API_TOKEN --env prod --body '{tok}'",
+        f"gh secret set API_TOKEN <<< {tok}",
+        f"gh variable set API_TOKEN --body {tok}",
+    ):
+        out = gone(scrubber, text, tok)
+        assert out.startswith(text.partition(tok)[0]), out
+        _hook_payload_loses(tmp_path, scrubber, text, tok)
+    for text in (
+        "gh secret set API_TOKEN",
+        "gh secret set API_TOKEN < token.txt",
+        'gh secret set API_TOKEN --body "$API_TOKEN"',
+        "gh secret set API_TOKEN --body <token>",
+        "gh secret set -f .env",
+        "gh variable set NODE_VERSION --body 20",
+        f"gh variable set DEPLOY_REGION --body {r(A62, 12)}",
+        f"gh issue create --title x --body {tok}",
+    ):
+        kept(scrubber, text)
+
+
+def test_aws_configure_set_secret_keys(tmp_path: Any, scrubber: Scrubber) -> None:
+    """``aws configure set <key> <value>`` is the credentials file's ``key = value``, judged
+    as the assignment rules judge it; ``--profile`` before or after, a ``profile.<name>.``
+    key. The AWS CLI's own documented example (``default_secret_key``), regions, key ids
+    (their own rule's) and autotools' ``./configure`` stay."""
+    sec, sts = _mixed(RNG, B64, 40), r(A62 + "+/", 300)
+    for text, secret in (
+        (f"aws configure set aws_secret_access_key {sec}", sec),
+        (f"aws configure set aws_session_token {sts}", sts),
+        (f"aws configure set aws_secret_access_key {sec} --profile dev", sec),
+        (f"aws configure --profile dev set aws_secret_access_key {sec}", sec),
+        (f"aws --profile dev configure set profile.dev.aws_session_token '{sts}'", sts),
+    ):
+        out = gone(scrubber, text, secret)
+        assert out.startswith(text.partition(secret)[0]), out
+        _hook_payload_loses(tmp_path, scrubber, text, secret)
+    for text in (
+        "aws configure set aws_secret_access_key default_secret_key",
+        "aws configure set aws_session_token $AWS_SESSION_TOKEN",
+        "aws configure set region us-west-2 --profile dev",
+        "aws configure set default.s3.max_concurrent_requests 20",
+        "aws configure set web_identity_token_file /var/run/secrets/token",
+        f"./configure --prefix=/usr --with-secret {r(A62, 24)}",
+    ):
+        kept(scrubber, text)
+
+
+def test_htpasswd_batch_mode_password(tmp_path: Any, scrubber: Scrubber) -> None:
+    """``htpasswd -b`` takes the password on the command line, after the file and the user
+    (``-n``: no file); without ``-b`` it asks, and nothing is redacted. The user stays."""
+    p = pw()
+    for text in (
+        f"htpasswd -b /etc/nginx/.htpasswd admin {p}",
+        f"htpasswd -cb .htpasswd admin {p}",
+        f"htpasswd -b -B -c /etc/apache2/.htpasswd deploy '{p}'",
+        f"htpasswd -bB -C 12 /etc/h deploy {p}",
+        f"htpasswd -nbB admin {p}",
+        f"sudo /usr/bin/htpasswd -vb f admin {p}",
+    ):
+        out = gone(scrubber, text, p)
+        assert out.startswith(text.partition(p)[0]), out
+        _hook_payload_loses(tmp_path, scrubber, text, p)
+    for text in (
+        "htpasswd -c /etc/nginx/.htpasswd admin",
+        "htpasswd -B -C 12 /etc/h deploy",
+        "htpasswd -b .htpasswd admin $ADMIN_PASSWORD",
+        "htpasswd -nb admin password",
+        "cat .htpasswd admin secret1x",
+    ):
+        kept(scrubber, text)
+
+
+def test_httpie_auth_keeps_the_user(tmp_path: Any, scrubber: Scrubber) -> None:
+    """HTTPie's ``http|https -a user:password`` / ``--auth`` / ``--auth=`` (and xh's), as
+    curl's ``-u``: only the password, also quoted or JSON-escaped. ``-a`` of other tools, a
+    user without a password (HTTPie asks) and the documentation's pair stay."""
+    p = pw()
+    for text in (
+        f"http -a alice:{p} example.com",
+        f"https --auth alice:{p} api.example.com/me",
+        f"http --auth=alice:{p} POST example.com",
+        f"http POST example.com -a 'alice:{p}'",
+        f"xh -a alice:{p} example.com",
+        f"cd api && /usr/local/bin/http -a alice:{p} :8000/",
+        f'curl -u \\"alice:{p}\\" https://example.com',  # JSON-escaped text
+    ):
+        out = gone(scrubber, text, p)
+        assert "alice:[REDACTED:cli-secret-flag:" in out, out
+        _hook_payload_loses(tmp_path, scrubber, text, p)
+    for text in (
+        "http -a alice example.com",
+        "http -a alice:$PASSWORD example.com",
+        "http -a username:password example.com",
+        f"ls -a notes:{p}",
+        f"git commit -a alice:{p}",
+        "http --auth-type=bearer example.com",
+    ):
+        kept(scrubber, text)
+
+
 @pytest.mark.parametrize(
     "chunk",
     [
@@ -1133,4 +1243,21 @@ def test_dockerfile_legacy_env_where_env_starts_a_line(tmp_path: Any, scrubber: 
     ],
 )
 def test_space_assignments_stay_linear(scrubber: Scrubber, chunk: str) -> None:
+    assert_linear(scrubber, "", chunk)
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        "gh secret set API_TOKEN --body ",
+        "gh secret set X -b Ab1Cd2Ef3Gh4 ",
+        "gh variable set ",
+        "aws configure set aws_session_token ",
+        "configure ",
+        "htpasswd -b f u ",
+        "http -a u:",
+        "x -a ",
+    ],
+)
+def test_command_line_secrets_stay_linear(scrubber: Scrubber, chunk: str) -> None:
     assert_linear(scrubber, "", chunk)
