@@ -2289,7 +2289,13 @@ def _context_rules() -> list[Rule]:
             ("--",),
             finder=_cli_finder,
         ),
-        Rule("cli-secret-flag", ("-u", "-a"), finder=_curl_user_finder),
+        # ``-a`` only before what the pattern takes after it: a bare ``-a`` is in every
+        # ``x-amz-…``, ``meta-analysis`` and ``ls -al``, and would run the finder on them
+        Rule(
+            "cli-secret-flag",
+            ("-u", "-a ", "-a\t", "-a=", "--auth"),
+            finder=_curl_user_finder,
+        ),
         Rule("cli-secret-flag", _CLI_TOOLS, finder=_cli_short_finder),
         Rule("cli-secret-flag", _CLI_ARG_TOOLS, finder=_cli_args_finder),
         Rule("sql-password", ("password", "identified"), finder=_sql_password_finder),
