@@ -877,7 +877,9 @@ _DOTENV_GATES = ("key", "token", "secret", "pass", "pwd", "credential", "auth", 
 _DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG",
                 "_IDS", "_NAMES", "_ARN", "_REF", "_URI", "_HASH", "_SHA", "_DIGEST", "_CHECKSUM",
                 "_FINGERPRINT", "_VERSION", "_ARNS", "_REFS", "_URIS", "_URLS",
-                "_REGION", "_REGIONS")  # fmt: skip
+                "_REGION", "_REGIONS", "_HOST", "_HOSTS", "_HOSTNAME", "_DOMAIN", "_DOMAINS",
+                "_ENDPOINT", "_ENDPOINTS", "_ISSUER", "_AUDIENCE", "_SERVER",
+                "_SERVERS")  # fmt: skip
 _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s\"'\\]{6,}+)")
 # Commands that assign a variable with a space, not ``=``, between its name and its value:
 # Windows ``setx [/M] NAME value`` (``setx`` persists it in the registry), csh/tcsh ``setenv
@@ -2290,12 +2292,10 @@ def _context_rules() -> list[Rule]:
             finder=_cli_finder,
         ),
         # ``-a`` only before what the pattern takes after it: a bare ``-a`` is in every
-        # ``x-amz-…``, ``meta-analysis`` and ``ls -al``, and would run the finder on them
-        Rule(
-            "cli-secret-flag",
-            ("-u", "-a ", "-a\t", "-a=", "--auth"),
-            finder=_curl_user_finder,
-        ),
+        # ``x-amz-…``, ``meta-analysis`` and ``ls -al``, and would run the finder on them.
+        # Not ``-a<tab>``: a keyword with a character JSON escapes turns off the import
+        # path's flagging from an event's JSON text (``scrub_bulk``, ``_loads``)
+        Rule("cli-secret-flag", ("-u", "-a ", "-a=", "--auth"), finder=_curl_user_finder),
         Rule("cli-secret-flag", _CLI_TOOLS, finder=_cli_short_finder),
         Rule("cli-secret-flag", _CLI_ARG_TOOLS, finder=_cli_args_finder),
         Rule("sql-password", ("password", "identified"), finder=_sql_password_finder),

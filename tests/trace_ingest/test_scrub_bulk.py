@@ -801,3 +801,13 @@ def test_the_closing_tag_gate_skips_only_documents_naming_no_secret(monkeypatch:
     assert spans() == gated
     assert sum(map(len, gated)) > 300
     assert skipped > 100
+
+
+def test_no_keyword_holds_a_character_json_escapes() -> None:
+    """A keyword or key hint with a quote, a backslash or a control character (``-a<tab>``)
+    is spelled differently in an event's JSON text, so one turns the import path's flagging
+    from that text off for every event (``BulkScrubber._loads``): none may have one."""
+    from trace_ingest.scrub_rules import _FLAG_HINTS, builtin_rules
+
+    words = [k for rule in builtin_rules() for k in rule.keywords] + list(_FLAG_HINTS)
+    assert [k for k in words if any(c in '"\\' or c < " " for c in k)] == []

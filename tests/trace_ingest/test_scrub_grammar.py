@@ -1261,3 +1261,29 @@ def test_space_assignments_stay_linear(scrubber: Scrubber, chunk: str) -> None:
 )
 def test_command_line_secrets_stay_linear(scrubber: Scrubber, chunk: str) -> None:
     assert_linear(scrubber, "", chunk)
+
+
+def test_host_domain_issuer_endpoint_names_keep_a_host_or_url(scrubber: Scrubber) -> None:
+    """``AUTH0_DOMAIN``, ``AUTH_ISSUER``, ``SECRETS_HOST``, ``TOKEN_ENDPOINT``: a host name or
+    URL under a secret-sounding name is where the secret is served, public; a value of
+    another shape under the same name is judged as before."""
+    tok = r(A62, 32)
+    for text in (
+        "AUTH0_DOMAIN=dev-ab12cd34.us.auth0.com",
+        "AUTH_ISSUER=https://dev-ab12cd34.us.auth0.com/",
+        "SECRETS_HOST=vault-1.internal:8200",
+        "TOKEN_SERVER=sso2.example.com",
+        "AUTH_HOSTNAME=login1.example.com",
+        "TOKEN_ENDPOINT=https://oauth2.example.com/token",
+        "AUTH_AUDIENCE=https://api.example.com/v2",
+        "SECRET_DOMAINS=a1.example.com,b2.example.com",
+    ):
+        kept(scrubber, text)
+    for text in (
+        f"AUTH0_DOMAIN={tok}",
+        f"SECRET_HOST={tok}",
+        f"API_KEY_ENDPOINT={tok}",
+        f"TOKEN_AUDIENCE={tok}",
+    ):
+        gone(scrubber, text, tok)
+    gone(scrubber, "DB_PASSWORD_HOST=Xk92!mQz7#pLw0", "Xk92!mQz7#pLw0")
