@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from tests.adversarial._hook import all_bytes, secrets
-from tests.conftest import TRAIL
+from tests.conftest import TRAIL, read_trace_lines
 from tests.trace_ingest import vscode_fixtures as fx
 
 VIBE_DATA = Path(__file__).parent.parent / "trace_ingest" / "data" / "vibe-3.0.1"
@@ -126,8 +126,13 @@ def test_a_vibe_store_folder_linked_out_of_the_store_is_not_followed(
     code, report = import_vibe(root)
     problems = json.dumps(report["errors"] + report["warnings"])
     assert "symbolic link" in problems and "not followed" in problems
-    assert report["events_written"] == 0  # nothing of what lies behind the link
+    # nothing of what lies behind the link; with only the chunks linked out, the store's
+    # token totals (projection-state.json, beside them) are still read
+    assert report["events_written"] == (1 if linked == "chunks" else 0)
     assert code == (0 if linked == "chunks" else 1)  # CURRENT and the manifest were read
+    if linked == "chunks":
+        [ev] = [e for e in read_trace_lines(trail_home) if e["harness"] == "vibe"]
+        assert ev["extra"]["usage_scope"] == "session" and "text" not in ev
 
 
 def test_a_subagent_store_linked_out_is_not_followed(store: Path, tmp_path: Path) -> None:
