@@ -872,14 +872,27 @@ _DOTENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CREDENTIAL", "AUTH",
                  "PASS")  # fmt: skip
 # each word's lowered form, or a prefix of it, that is a prefilter keyword (see ``ABSENT``)
 _DOTENV_GATES = ("key", "token", "secret", "pass", "pwd", "credential", "auth", "pass", "pass")
-# identifier endings: the value is kept when it has the shape the ending names
-# (``_shape_fits``; docs/scrubbing.md, "Identifier suffixes")
-_DOTENV_SKIP = ("_ID", "_PATH", "_FILE", "_URL", "_DIR", "_NAME", "_TYPE", "_HEADER", "_ALG",
-                "_IDS", "_NAMES", "_ARN", "_REF", "_URI", "_HASH", "_SHA", "_DIGEST", "_CHECKSUM",
-                "_FINGERPRINT", "_VERSION", "_ARNS", "_REFS", "_URIS", "_URLS",
-                "_REGION", "_REGIONS", "_HOST", "_HOSTS", "_HOSTNAME", "_DOMAIN", "_DOMAINS",
-                "_ENDPOINT", "_ENDPOINTS", "_ISSUER", "_AUDIENCE", "_SERVER",
-                "_SERVERS")  # fmt: skip
+# A name ending in an identifier word (``*_ARN``, ``passwordRef``, ``token_hash``) points at
+# a secret or describes one, so its value is kept, but only when the value has the shape the
+# word names: ``AWS_SECRET_ACCESS_KEY_ARN=<40 base64>`` is a secret under a borrowed suffix
+# and is judged by the ordinary rules. The table (longest suffix first where one ends
+# another) is docs/scrubbing.md's "Identifier suffixes" table.
+_SHAPE_SUFFIXES = (
+    ("fingerprint", "digest"), ("checksum", "digest"), ("digest", "digest"),
+    ("sha256", "digest"), ("sha512", "digest"), ("sha1", "digest"), ("md5", "digest"),
+    ("hash", "digest"), ("sha", "digest"), ("version", "version"),
+    ("arns", "arn"), ("arn", "arn"), ("uris", "uri"), ("uri", "uri"), ("urls", "uri"),
+    ("url", "uri"), ("hostnames", "uri"), ("hostname", "uri"), ("hosts", "uri"),
+    ("host", "uri"), ("domains", "uri"), ("domain", "uri"), ("endpoints", "uri"),
+    ("endpoint", "uri"), ("issuer", "uri"), ("audience", "uri"), ("servers", "uri"),
+    ("server", "uri"), ("path", "path"), ("file", "path"), ("dir", "path"), ("refs", "ref"),
+    ("ref", "ref"), ("ids", "id"), ("id", "id"), ("names", "name"), ("name", "name"),
+    ("type", "name"), ("header", "name"), ("alg", "name"), ("regions", "region"),
+    ("region", "region"),
+)  # fmt: skip
+# ``NAME=value`` names ending in one of them (``DB_SECRET_ARN``): their value is kept when
+# it has the shape the ending names (``_shape_fits``); the gate before ``_suffix_split``
+_DOTENV_SKIP = tuple("_" + suffix.upper() for suffix, _ in _SHAPE_SUFFIXES)
 _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s\"'\\]{6,}+)")
 # Commands that assign a variable with a space, not ``=``, between its name and its value:
 # Windows ``setx [/M] NAME value`` (``setx`` persists it in the registry), csh/tcsh ``setenv

@@ -15,6 +15,7 @@ from trace_ingest.scrub_rules import (
     _LETTERS,
     _PUBLIC_KEY_WORDS,
     _PW_EXCLUDE,
+    _SHAPE_SUFFIXES,
     _SOFT_EXCLUDE,
     _STOP,
     _TOKEN_COUNT_WORDS,
@@ -41,25 +42,6 @@ _UUID_ID_WORDS = (
     "client", "request", "idempot", "session", "next", "continuation", "page", "sync",
     "correlation", "trace", "instance", "tenant", "subscription", "account", "user", "org",
     "project", "workspace", "device", "install",
-)  # fmt: skip
-# ----------------------------------------------------------------------- identifier suffixes
-# A name ending in an identifier word (``*_ARN``, ``passwordRef``, ``token_hash``) points at
-# a secret or describes one, so its value is kept, but only when the value has the shape the
-# word names: ``AWS_SECRET_ACCESS_KEY_ARN=<40 base64>`` is a secret under a borrowed suffix
-# and is judged by the ordinary rules. The table (longest suffix first where one ends
-# another) is docs/scrubbing.md's "Identifier suffixes" table.
-_SHAPE_SUFFIXES = (
-    ("fingerprint", "digest"), ("checksum", "digest"), ("digest", "digest"),
-    ("sha256", "digest"), ("sha512", "digest"), ("sha1", "digest"), ("md5", "digest"),
-    ("hash", "digest"), ("sha", "digest"), ("version", "version"),
-    ("arns", "arn"), ("arn", "arn"), ("uris", "uri"), ("uri", "uri"), ("urls", "uri"),
-    ("url", "uri"), ("hostnames", "uri"), ("hostname", "uri"), ("hosts", "uri"),
-    ("host", "uri"), ("domains", "uri"), ("domain", "uri"), ("endpoints", "uri"),
-    ("endpoint", "uri"), ("issuer", "uri"), ("audience", "uri"), ("servers", "uri"),
-    ("server", "uri"), ("path", "path"), ("file", "path"), ("dir", "path"), ("refs", "ref"),
-    ("ref", "ref"), ("ids", "id"), ("id", "id"), ("names", "name"), ("name", "name"),
-    ("type", "name"), ("header", "name"), ("alg", "name"), ("regions", "region"),
-    ("region", "region"),
 )  # fmt: skip
 _B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
 _DIGEST_HEX = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
