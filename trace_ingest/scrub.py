@@ -60,6 +60,7 @@ from trace_ingest.scrub_rules import (
     _field_kind,
     _Lazy,
     _lower_same_length,
+    bisect_right,
     builtin_rules,
     lazy_builtin_rules,
     pii_rules,
@@ -68,7 +69,7 @@ from trace_ingest.scrub_rules import (
 
 TYPE_CHECKING = False  # typing costs ~5 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     Finder = Callable[[str, str], Iterator["Span"]]
@@ -94,8 +95,9 @@ class Scrubber:
 
     # Bulk scrubbing (import, sync, ``trail scrub``: ``scrub_bulk.BulkScrubber``) may find
     # keywords with one hyperscan or Aho-Corasick pass instead of one ``in`` test per
-    # keyword (docs/scrubbing.md, "Prefilter engine"); the hook never does: it stays
-    # standard-library only, builds none of those engines and never loads that module.
+    # keyword (docs/scrubbing.md, "Prefilter engine"). The hook never loads that module nor
+    # hyperscan (~20 ms to import); it builds its own pyahocorasick automaton only once a
+    # call has scanned enough long text to pay for it (``_long_words``).
     _automaton: Any = None
     _hs: Any = None
     _hs_rules: tuple[tuple[int, ...], ...] = ()
@@ -143,6 +145,10 @@ class Scrubber:
         # built-in keyword sets.
         self._kw_rules: dict[str, tuple[int, ...]] = rules_of
         self._tries: tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]] | None = None
+        self._kw_set = frozenset(rules_of)
+        self._kw_token_set = frozenset(k for k, _ in self._kw_token)
+        self._words: Any = None  # _long_words' automaton: None not built yet, False missing
+        self._long_seen = 0
         self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
 
     @property
@@ -196,50 +202,7 @@ class Scrubber:
             # of ``text``, so lower it one character per character (as ``re``'s IGNORECASE
             # does: İ matches i)
             low = _lower_same_length(text)
-        hit: set[int] = set()
-        if self._automaton is not None:
-            hit.update(self._always)
-            found = self._hs_hits(low) if self._hs is not None else None
-            if found is not None:
-                rules_of = self._hs_rules
-                for k in found:
-                    hit.update(rules_of[k])
-            else:
-                for _, idxs in self._automaton.iter(low):
-                    hit.update(idxs)
-        else:
-            tries = self._tries or self._build_tries()
-            short = len(low) < TOKEN_RUNS_FROM
-            trie = tries[0] if short else tries[1]
-            # No regex used yet in this process (not ready): the ``in`` tests give the same
-            # rules without reading the key and the regex cache (or importing ``re``) for it.
-            ready = trie.ready()
-            if short and ready:
-                # every keyword at once: one trie pass beats ~180 ``in`` calls on short text
-                hit.update(self._always)
-                self._trie_hits(trie, tries[2], low, hit)
-            else:
-                # long text: the ``in`` test is the cheaper pass per character for the few
-                # dozen keywords of context rules; the token-format keywords (over a hundred)
-                # are looked for in the token runs only, by one trie pass when it is ready
-                absent: set[str] = set()
-                for kw, idxs in self._kw_full:
-                    if kw in low:
-                        hit.update(idxs)
-                    else:
-                        absent.add(kw)
-                # the context finders' key words are among these keywords: a finder skips
-                # those known absent instead of searching the whole string again for each
-                # (one reference stored: atomic, so another thread's scan never pairs its
-                # string with these keywords)
-                ABSENT[0] = (low, absent)
-                runs = low if short or not self._kw_token else _token_runs(low)
-                if not ready:
-                    for kw, idxs in self._kw_token:
-                        if kw in runs:
-                            hit.update(idxs)
-                elif self._kw_token:
-                    self._trie_hits(trie, tries[2], runs, hit)
+        hit = self._prefilter(low)
         if not hit:
             ABSENT[0] = None
             return []
@@ -276,6 +239,101 @@ class Scrubber:
                 cur_s, cur_e, cur_i = s, e, i
         out.append((cur_s, cur_e, ids[cur_i]))
         return _repeats(text, out)
+
+    def _prefilter(self, low: str) -> set[int]:
+        """The indexes of the rules whose keywords occur in ``low`` (the lowered text), with
+        the rules that run everywhere; sets ``ABSENT`` for the context finders where the
+        pass knows which keywords are absent."""
+        hit: set[int] = set()
+        if self._automaton is not None:
+            hit.update(self._always)
+            found = self._hs_hits(low) if self._hs is not None else None
+            if found is not None:
+                rules_of = self._hs_rules
+                for k in found:
+                    hit.update(rules_of[k])
+            else:
+                for _, idxs in self._automaton.iter(low):
+                    hit.update(idxs)
+            return hit
+        n = len(low)
+        if n >= TOKEN_RUNS_FROM:
+            words = self._long_words(n)
+            if words is not None:
+                # one Aho-Corasick pass finds every keyword present (docs/scrubbing.md,
+                # "Prefilter engine"); the rest are absent, which the finders use
+                present = self._present(words, low)
+                rules = self._kw_rules
+                hit.update(self._always)
+                for kw in present:
+                    hit.update(rules[kw])
+                ABSENT[0] = (low, self._kw_set - present)
+                return hit
+        tries = self._tries or self._build_tries()
+        short = n < TOKEN_RUNS_FROM
+        trie = tries[0] if short else tries[1]
+        # No regex used yet in this process (not ready): the ``in`` tests give the same
+        # rules without reading the key and the regex cache (or importing ``re``) for it.
+        ready = trie.ready()
+        if short and ready:
+            # every keyword at once: one trie pass beats ~180 ``in`` calls on short text
+            hit.update(self._always)
+            self._trie_hits(trie, tries[2], low, hit)
+            return hit
+        # long text without the automaton: the ``in`` test is the cheaper pass per character
+        # for the few dozen keywords of context rules; the token-format keywords (over a
+        # hundred) are looked for in the token runs only, by one trie pass when it is ready
+        absent: set[str] = set()
+        for kw, idxs in self._kw_full:
+            if kw in low:
+                hit.update(idxs)
+            else:
+                absent.add(kw)
+        # the context finders' key words are among these keywords: a finder skips those
+        # known absent instead of searching the whole string again for each (one reference
+        # stored: atomic, so another thread's scan never pairs its string with these keywords)
+        ABSENT[0] = (low, absent)
+        runs = low if short or not self._kw_token else _token_runs(low)
+        if not ready:
+            for kw, idxs in self._kw_token:
+                if kw in runs:
+                    hit.update(idxs)
+        elif self._kw_token:
+            self._trie_hits(trie, tries[2], runs, hit)
+        return hit
+
+    def _present(self, words: Any, low: str) -> set[str]:
+        """The keywords of the automaton ``words`` that occur in ``low``; a token-only
+        keyword counts only inside a token run, as on the ``in`` path (``_token_runs``),
+        so the automaton runs exactly the rules the ``in`` tests would."""
+        present: set[str] = set()
+        token_only = self._kw_token_set
+        probe = b""
+        plain = True
+        for end, k in words.iter(low):
+            if k in present:
+                continue
+            if k in token_only:
+                if not probe:
+                    probe = low.encode("ascii", "replace").translate(_TOKEN_TABLE)
+                    plain = low.isascii()
+                if not _in_token_run(low, probe, end + 1 - len(k), end + 1, plain):
+                    continue
+            present.add(k)
+        return present
+
+    def _long_words(self, n: int) -> Any:
+        """The hook's keyword automaton (pyahocorasick, each keyword its own value), once
+        the long text scanned in this process reaches ``AUTOMATON_FROM`` characters: its
+        import and build (~0.5 ms) then cost less than the ``in`` tests they replace. None
+        before that, and where the package is missing (the ``in`` tests give the same)."""
+        words = self._words
+        if words is None:
+            self._long_seen += n
+            if self._long_seen < AUTOMATON_FROM:
+                return None
+            words = self._words = _keyword_automaton(self._kw_rules) or False
+        return words or None
 
     def _build_tries(self) -> tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]]:
         """The hook prefilter's keyword tries (every keyword; the token-only ones) and the
@@ -542,6 +600,9 @@ class Scrubber:
 
 PAIR_KEYS = 6  # a name/value pair (``_pair``) is a small object: name, value, type, ...
 TOKEN_RUNS_FROM = 2048  # shorter strings are tested whole: the run pass would cost more
+# long text scanned before the hook builds its keyword automaton (``_long_words``): about
+# where one Aho-Corasick pass has saved its import and build over the ``in`` tests
+AUTOMATON_FROM = 8192
 _TRIE_CHUNK = 1 << 16  # characters per findall of a keyword trie (bounds its match list)
 # what re.escape escapes (the hook builds patterns without importing re)
 _RX_SPECIAL = frozenset("()[]{}?*+-|^$\\.&~# \t\n\r\v\f")
@@ -642,6 +703,38 @@ def _byte_table(ascii_ones: bool, flip: bytes) -> bytes:
 
 _TOKEN_TABLE = _byte_table(True, b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\"'`<>()[]{},;\\")
 _TOKEN_PROBE = b"\x01" * 16
+
+
+def _in_token_run(low: str, probe: bytes, start: int, end: int, plain: bool) -> bool:
+    """Whether ``low[start:end]`` lies inside one of ``_token_runs``' runs. ``probe`` is
+    ``low`` encoded with one ``?`` per non-ASCII character and translated by
+    ``_TOKEN_TABLE``; ``plain``: ``low`` is ASCII, so the probe is exact. Elsewhere a
+    non-ASCII character may be Unicode whitespace, which ends a run: the regex decides."""
+    if probe.find(b"\x00", start, end) >= 0:
+        return False
+    a = probe.rfind(b"\x00", 0, start) + 1
+    b = probe.find(b"\x00", end)
+    if b < 0:
+        b = len(probe)
+    if b - a < 16:
+        return False
+    if plain or low[a:b].isascii():
+        return True
+    return any(m.start() <= start and end <= m.end() for m in _TOKEN_RUN().finditer(low, a, b))
+
+
+def _keyword_automaton(keywords: Iterable[str]) -> Any:
+    """A pyahocorasick automaton whose value for each of ``keywords`` is the keyword, or
+    None without the package."""
+    try:
+        import ahocorasick  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    auto = ahocorasick.Automaton()
+    for kw in keywords:
+        auto.add_word(kw, kw)
+    auto.make_automaton()
+    return auto
 
 
 def _union(
@@ -904,8 +997,6 @@ def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
     password echoed in an error message) are redacted too, with the same rule id; only
     secrets of 8 or more characters that are not plain names, so words are not chased.
     ``spans`` is sorted and non-overlapping; overlap checks bisect it (linear overall)."""
-    from bisect import bisect_right
-
     seen = {v: rid for s, e, rid in spans if e - s >= 8 and not _is_name(v := text[s:e])}
     if not seen:
         return spans

@@ -192,10 +192,35 @@ MIN_SCAN = 6  # shorter strings cannot hold anything a rule matches
 # ``(low, absent)``: ``Scrubber._find``'s lowered string being scanned and the prefilter
 # keywords it tested absent there (``None`` between scans); a finder handed that very string
 # (``is``) skips the key words it knows are not in it rather than search it for each again
-ABSENT: list[tuple[str, set[str]] | None] = [None]
+ABSENT: list[tuple[str, set[str] | frozenset[str]] | None] = [None]
 
 
-def _absent_in(low: str) -> set[str] | tuple[()]:
+def bisect_right(a: list[int], x: int) -> int:
+    """``bisect.bisect_right`` for the hook's short sorted lists: ``bisect`` loads the
+    ``_bisect`` shared library, ~0.3 ms of a fresh hook process, for a few comparisons."""
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def bisect_left(a: list[int], x: int) -> int:
+    """``bisect.bisect_left``, without ``_bisect`` (see ``bisect_right``)."""
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _absent_in(low: str) -> set[str] | frozenset[str] | tuple[()]:
     """The prefilter keywords known not to occur in ``low`` (``ABSENT``), else none."""
     seen = ABSENT[0]  # one read: another thread may store its own scan's pair meanwhile
     return seen[1] if seen is not None and seen[0] is low else ()
@@ -1890,8 +1915,6 @@ def _after_tool(text: str, i: int, starts: list[int]) -> bool:
     most ``_COMMAND_REACH`` characters back. The nearest start before ``i`` decides: an
     earlier one is farther and has the same separators and more between. Each flag costs a
     bisection and a few bounded ``find`` calls, not a walk of its command's words."""
-    from bisect import bisect_left  # the C module: only once a flag needs a tool
-
     k = bisect_left(starts, i) - 1
     if k < 0 or i - starts[k] > _COMMAND_REACH:
         return False

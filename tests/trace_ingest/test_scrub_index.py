@@ -5,6 +5,7 @@ the hook's rule choice is the per-keyword ``in`` loop's on every kind of text.""
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +234,8 @@ def _texts(rng: random.Random, words: list[str]) -> list[str]:
         "0123456789abcdef" * 3,
         "é",
         "K",  # Kelvin sign: lowers to ASCII k
+        "\u2192",  # Claude Code's line-number arrow: non-ASCII inside a token run
+        "\u00a0",  # Unicode whitespace: ends a token run, as the regex's \\s does
     ]
     out = []
     for size in (8, 60, 400, TOKEN_RUNS_FROM + 500, 9000):
@@ -244,13 +247,16 @@ def _texts(rng: random.Random, words: list[str]) -> list[str]:
     return out
 
 
+@pytest.mark.parametrize("engine", ["automaton", "in-and-tries"])
 @pytest.mark.parametrize("config", ["builtin", "pii", "extra"])
 def test_the_hook_runs_the_rules_the_in_loop_chose(
-    tmp_path: Any, monkeypatch: Any, config: str
+    tmp_path: Any, monkeypatch: Any, config: str, engine: str
 ) -> None:
     """Property: on short and long text, ASCII or not, keywords glued, overlapping, in upper
     case or inside token runs, the hook's prefilter picks exactly the rules of the keywords
-    that occur (the per-keyword ``in`` loop's choice)."""
+    that occur (the per-keyword ``in`` loop's choice), whether long text goes through the
+    keyword automaton (``_long_words``, from the first long string on) or never does."""
+    monkeypatch.setattr(scrub, "AUTOMATON_FROM", 0 if engine == "automaton" else 1 << 62)
     home = str(tmp_path / "home")
     section: dict[str, Any] = {}
     if config == "pii":
@@ -270,10 +276,15 @@ def test_the_hook_runs_the_rules_the_in_loop_chose(
         assert got == want, (text[:80], sorted(s.rules[i].id for i in got ^ want))
 
 
-def test_the_finders_skip_only_key_words_that_are_absent(tmp_path: Any, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("engine", ["automaton", "in-and-tries"])
+def test_the_finders_skip_only_key_words_that_are_absent(
+    tmp_path: Any, monkeypatch: Any, engine: str
+) -> None:
     """The generic-assignment and dotenv finders skip the key words ``_find`` tested absent
     in a long string (``scrub_rules.ABSENT``): with some of their words present, in either
-    case, the spans are those of the finders searching for every word."""
+    case, the spans are those of the finders searching for every word, whichever pass
+    (the keyword automaton or the ``in`` tests) found the keywords."""
+    monkeypatch.setattr(scrub, "AUTOMATON_FROM", 0 if engine == "automaton" else 1 << 62)
     s = load_scrubber(str(tmp_path / "home"))
     rng = random.Random("absent")
     heads = [
@@ -313,3 +324,69 @@ def test_the_finders_skip_only_key_words_that_are_absent(tmp_path: Any, monkeypa
         assert got == want, text
     assert any(gated), "the gate never had a keyword to skip"
     assert scrub_rules.ABSENT[0] is None  # no string kept after its scan
+
+
+def test_the_hook_builds_its_keyword_automaton_only_past_its_threshold(tmp_path: Any) -> None:
+    """A hook call with little long text never loads pyahocorasick's automaton (its import
+    and build would cost more than the ``in`` tests it saves); once the long text scanned
+    reaches ``AUTOMATON_FROM`` characters it is built, and finds the same secrets."""
+    s = load_scrubber(str(tmp_path / "home"))
+    filler = "npm WARN deprecated left-pad@1.0.0\n"
+    secret = "GH_TOKEN=ghp_" + "Ab3dE" * 7 + "x\n"
+    short = (filler * (TOKEN_RUNS_FROM // len(filler) + 1)) + secret
+    before = s.find(short)
+    assert s._words is None
+    long = filler * (scrub.AUTOMATON_FROM // len(filler) + 1) + secret
+    after = s.find(long)
+    assert s._words, "the automaton was not built past the threshold"
+    assert [r for *_, r in before] == [r for *_, r in after] == ["github-token"]
+    assert s.find(short) == before  # the same spans through the automaton
+
+
+def test_without_pyahocorasick_the_hook_keeps_the_in_tests(tmp_path: Any, monkeypatch: Any) -> None:
+    """pyahocorasick missing (an install without it): long text still goes through the
+    ``in`` tests, with the same spans, and the import is not tried again per string."""
+    monkeypatch.setitem(sys.modules, "ahocorasick", None)  # import raises ImportError
+    monkeypatch.setattr(scrub, "AUTOMATON_FROM", 0)
+    s = load_scrubber(str(tmp_path / "home"))
+    text = "lorem ipsum\n" * 400 + "export API_KEY=Zq8vN2mKx7LpR4tW9yB3\n"
+    got = s.find(text)
+    assert s._words is False
+    assert [r for *_, r in got] == ["dotenv-secret"]
+
+
+def test_the_hooks_bisection_is_the_bisect_modules() -> None:
+    """``scrub_rules.bisect_left``/``bisect_right`` (the hook's, without loading
+    ``_bisect``) give ``bisect``'s answer on sorted lists with repeats, at every probe."""
+    import bisect
+
+    rng = random.Random("bisect")
+    for _ in range(300):
+        a = sorted(rng.randint(0, 20) for _ in range(rng.randint(0, 12)))
+        for x in range(-1, 22):
+            assert scrub_rules.bisect_right(a, x) == bisect.bisect_right(a, x), (a, x)
+            assert scrub_rules.bisect_left(a, x) == bisect.bisect_left(a, x), (a, x)
+
+
+def test_a_hook_scrub_loads_no_bisect_module(tmp_path: Any) -> None:
+    """A fresh process scrubbing a payload with repeated secrets and tool flags (the two
+    callers of a bisection) never loads ``bisect``/``_bisect``: ~0.3 ms of a hook call."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from trace_ingest.scrub import load_scrubber\n"
+        f"s = load_scrubber({str(tmp_path)!r})\n"
+        "t = 'ghp_' + 'Ab3dE' * 7 + 'x'\n"
+        "out, n = s.scrub_text(f'GH_TOKEN={t} again {t}\\ngh secret set X --body abc123def ')\n"
+        "assert sum(n.values()) >= 2, n\n"
+        "print(sorted(m for m in sys.modules if 'bisect' in m))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(scrub.__file__).resolve().parents[1],
+    )
+    assert got.stdout.strip() == "[]", got.stdout + got.stderr
