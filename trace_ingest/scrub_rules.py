@@ -1636,12 +1636,21 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         named = subject[kend : m.end()].lstrip(_NAME_REST).lstrip(" \t\\")[:1] in ('"', "'")
         if op.endswith(",") and (not quote or not named):
             continue
-        if op.endswith("(") and (not quote or not _setter(text, subject, i)):
+        if op.endswith("(") and not _setter(text, subject, i):
             continue  # setPassword("…"), withApiKey("…"); not getToken("…") or f(token("…"))
         nxt = m.end()
         pos = m.end()
         literal = bool(quote)
-        if not quote and op.endswith(":") and subject.startswith(("|", ">"), pos):
+        if op.endswith("("):
+            arg = _setter_value(text, pos - len(quote or ""))
+            if arg is None:
+                continue  # setSecret("name", value), setToken(token): no literal value
+            start, end = arg
+            nxt = end + 1
+            value, literal = text[start:end], True
+            if "\n" in value or len(value) < 8 or (" " in value and not _generated(value)):
+                continue
+        elif not quote and op.endswith(":") and subject.startswith(("|", ">"), pos):
             # YAML ``token: |`` / ``password: >-``, the value on the next, deeper line
             start, end = _block_scalar(text, pos, i)
             nxt = end
@@ -1659,9 +1668,6 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
                 continue
             if op.endswith(",") and text[close + 1 : close + 4].lstrip(' \t\\"').startswith(":"):
                 continue  # "…Token", "ResourceDataContainer": the next JSON key, not a value
-            after = _skip_blanks(text, close + len(quote))
-            if op.endswith("(") and not text.startswith(")", after):
-                continue  # a setter's one argument: setSecret("name", …) names a secret
         else:
             vm = bare.match(subject, pos)
             start, end = vm.span() if vm is not None else (pos, pos)
@@ -1715,13 +1721,18 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
 
 # words before ``key`` that name key material, whose value is the key's bytes, most often
 # hex (Rails' ``master.key`` is 32 hex digits, AES-256 and HMAC-SHA256 keys 64), and New
-# Relic's ``license_key`` (40 hex digits, newrelic.yml): under these names hex is the key,
-# where under a bare or other ``key`` (``cache_key``, ``object_key``) it is a digest or an
-# id far more often, and kept (``_weak_ok``)
+# Relic's ``license_key`` (40 hex digits, newrelic.yml), and Azure's 32-hex keys under the
+# names its own quickstarts use: API Management's and Cognitive Services' ``subscription_key``
+# (the ``Ocp-Apim-Subscription-Key`` header's value), ``SPEECH_KEY``, ``LANGUAGE_KEY``,
+# ``VISION_KEY``, ``TRANSLATOR_KEY``: under these names hex is the key, where under a bare or
+# other ``key`` (``cache_key``, ``object_key``) it is a digest or an id far more often, and
+# kept (``_weak_ok``)
 _KEY_MATERIAL = (
     "encryption", "encrypt", "decryption", "decrypt", "signing", "master", "hmac", "cipher",
-    "aes", "wrapping", "license", "licence",
+    "aes", "wrapping", "license", "licence", "subscription", "cognitive", "speech", "language",
+    "vision", "translator",
 )  # fmt: skip
+_KEY_MATERIAL_REACH = 16  # characters before ``key``: the longest word and a separator
 
 
 def _key_material(subject: str, i: int, value: str) -> bool:
@@ -1730,7 +1741,7 @@ def _key_material(subject: str, i: int, value: str) -> bool:
     key's length of hex digits: 32 to 128, a whole number of 4 bytes."""
     if not 32 <= len(value) <= 128 or len(value) % 8 or not all(c in _HEX_CHARS for c in value):
         return False
-    return subject[max(0, i - 12) : i].rstrip("_-.").endswith(_KEY_MATERIAL)
+    return subject[max(0, i - _KEY_MATERIAL_REACH) : i].rstrip("_-.").endswith(_KEY_MATERIAL)
 
 
 _BLOCK_HEAD = _Lazy(r"[|>][1-9+-]{0,2}+[ \t]*+(?:#[^\r\n\\]{0,80}+)?(?:\r?\n|\\r\\n|\\n)")
@@ -1825,6 +1836,47 @@ def _setter(text: str, subject: str, i: int) -> bool:
             nxt = text[after : after + 1]
             return nxt == "_" or nxt.isupper()
     return False
+
+
+# keyring's ``set_password(service, username, password)``: the value is the last of three
+_SETTER_ARGS = 3
+_QUOTE_CHARS = frozenset("\"'`")  # and a JSON-escaped \" or \'
+_ARG_NAME = _Lazy(r"[A-Za-z_][A-Za-z0-9_.]{0,127}+")  # a variable, ``self.user``, ``SERVICE``
+
+
+def _setter_value(text: str, pos: int) -> Span | None:
+    """The span of a setter call's value, its last argument: ``setApiKey("…")``, a secret
+    store's ``setSecret("name", "…")``, keyring's ``set_password(service, user, "…")``.
+    ``pos`` is just after the call's ``(``; the call has one to ``_SETTER_ARGS`` arguments,
+    each a quoted literal (JSON-escaped or not) or a plain name, and the last is a literal;
+    otherwise None (``setToken(token)``, ``setSecret("name", value)``: nothing to redact)."""
+    n = len(text)
+    span: Span | None = None
+    for _ in range(_SETTER_ARGS):
+        pos = _skip_blanks(text, pos)
+        quote = text[pos : pos + 1]
+        if quote == "\\":
+            quote = text[pos : pos + 2] if text[pos + 1 : pos + 2] in ("'", '"') else ""
+        elif quote not in _QUOTE_CHARS:
+            quote = ""
+        if quote:
+            start = pos + len(quote)
+            close = text.find(quote, start, min(n, start + 257))
+            if close < 0:
+                return None
+            span, pos = (start, close), close + len(quote)
+        else:
+            name = _ARG_NAME().match(text, pos)
+            if name is None:
+                return None
+            span, pos = None, name.end()
+        pos = _skip_blanks(text, pos)
+        if text.startswith(")", pos):
+            return span
+        if not text.startswith(",", pos):
+            return None
+        pos += 1
+    return None
 
 
 def _skip_blanks(text: str, pos: int) -> int:

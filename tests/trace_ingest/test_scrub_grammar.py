@@ -889,6 +889,55 @@ def test_setter_calls_named_after_a_secret(scrubber: Scrubber, tmp_path: Any) ->
         kept(scrubber, text)
 
 
+def test_setter_calls_whose_last_argument_is_the_value(scrubber: Scrubber, tmp_path: Any) -> None:
+    """A secret store's ``setSecret("name", "…")``, ``setCredentials("user", "…")`` and Python
+    keyring's ``set_password(service, user, "…")``: the last of two or three arguments is the
+    value when it is a literal (the others, names or literals, stay); a value in a variable,
+    a placeholder, a getter's arguments and longer calls are kept."""
+    tok = _mixed(RNG, A62, 26)
+    for text in (
+        f'vault.setSecret("db-password", "{tok}");',
+        f'client.setCredentials("admin", "{tok}")',
+        f'keyring.set_password("system", "alice", "{tok}")',
+        f'keyring.set_password(SERVICE, username, "{tok}")',
+        f"store.set_secret('stripe', '{tok}')",
+        f'cfg.withToken( "github" , "{tok}" )',
+    ):
+        assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, tok), tok)
+    for text in (
+        "keyring.set_password(SERVICE, username, password)",
+        f'vault.setSecret("{tok}", secretValue)',
+        'keyring.set_password("svc", "user", "password")',
+        'vault.setSecret("db-password", "<your-password>")',
+        f'vault.getSecret("prod", "{tok}")',
+        f'setSecret("a", "b", "c", "{tok}")',  # four arguments: not a setter's shape
+        f'setSecret("name", "{tok}" + suffix)',
+        f'setTimeout(1000, "{tok}")',
+    ):
+        kept(scrubber, text)
+
+
+def test_azure_keys_under_their_service_names(scrubber: Scrubber, tmp_path: Any) -> None:
+    """Azure's 32-hex keys under the names its quickstarts use (API Management's and
+    Cognitive Services' ``subscription_key``, ``SPEECH_KEY``, ``VISION_KEY``…) in code, as
+    ``subscription_key = "<hex>"`` already was as ``SUBSCRIPTION_KEY=<hex>``; the same hex
+    under an id, a hash or another key name is kept."""
+    for name in ("subscription_key", "subscriptionKey", "SUBSCRIPTION_KEY", "speech_key",
+                 "SPEECH_KEY", "vision_key", "language_key", "translator_key",
+                 "cognitive_key", "apimSubscriptionKey"):  # fmt: skip
+        key = r(HEX, 32)
+        for text in (f'{name} = "{key}"', f'"{name}": "{key}"', f"{name}: {key}"):
+            assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, key), key)
+    for text in (
+        f'subscription_id = "{r(HEX, 32)}"',
+        f'subscription_key_hash = "{r(HEX, 64)}"',
+        f'language_key = "{r(HEX, 12)}"',
+        'language_key = "en-US"',
+        f'partition_key = "{r(HEX, 32)}"',
+    ):
+        kept(scrubber, text)
+
+
 def test_authentication_header_value_and_header_calls(scrubber: Scrubber, tmp_path: Any) -> None:
     """C#'s ``new AuthenticationHeaderValue("Bearer", "…")`` keeps its scheme; a header set by
     a call (``put("X-Api-Key", "…")``, ``setRequestHeader("Authorization", "Basic …")``) is a
