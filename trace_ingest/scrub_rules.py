@@ -1234,6 +1234,9 @@ _VENDORS: tuple[tuple[str, tuple[str, ...], str, bool, bool], ...] = (
     ("azure-devops-token", ("azdo",), rf"[{_AN}]{{76}}AZDO[{_AN}]{{4}}", False, True),
     ("bitbucket-token", ("atbb",), rf"ATBB[{_AN}]{{32}}+", False, True),
     ("openai-key", ("sk",), rf"sk-[{_AN}]{{48}}+", True, True),
+    # DeepSeek's and Alibaba Cloud DashScope's API keys: ``sk-`` and 32 lower-case hex
+    # digits, bounded on both sides (``task-<hex>``, ``disk-<hex>`` are words before it)
+    ("deepseek-key", ("sk",), r"sk-[0-9a-f]{32}+", False, True),
     ("openrouter-key", ("sk",), r"sk-or-v1-[0-9a-f]{64}+", False, True),
     ("langfuse-key", ("sk",), r"sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
      r"[0-9a-f]{12}+", False, True),

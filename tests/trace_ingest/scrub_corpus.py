@@ -306,6 +306,7 @@ VENDOR_FAMILIES: dict[str, Gen] = {
     "azure-devops-token": lambda r: _same(_r(r, A62, 76) + _glued("AZ", "DO") + _r(r, A62, 4)),
     "bitbucket-token": lambda r: _same(_glued("AT", "BB") + _r(r, A62, 32)),
     "openrouter-key": lambda r: _same(_glued("sk-", "or-v1-") + _r(r, HEX, 64)),
+    "deepseek-key": lambda r: _same(_glued("s", "k-") + _r(r, HEX, 32)),
     "pinecone-key": lambda r: _same(_glued("pc", "sk_") + _r(r, A62, 5) + "_" + _r(r, A62, 64)),
     "e2b-key": lambda r: _same(_glued("e2", "b_") + _r(r, HEX, 40)),
     "posthog-key": lambda r: _same(_glued("ph", "x_") + _r(r, A62, 43)),

@@ -470,3 +470,18 @@ def test_one_case_random_is_no_id(scrubber: Scrubber) -> None:
                 gone(scrubber, template.format(v=secret), secret)
     for value in ("i-0abc123def4567890", "kv-prod-weu-01", "FirewallPoliciesV2", "K8S_CRED"):
         kept(scrubber, f"DB_PASSWORD_ID={value}")
+
+
+def test_words_ending_in_sk_before_hex_are_no_deepseek_key(scrubber: Scrubber) -> None:
+    """DeepSeek's and DashScope's ``sk-`` + 32 hex is a key only as a whole token: a word
+    ending in ``sk`` before a hex id (``task-<hex>``, ``disk-<hex>``), and a longer or
+    shorter hex run after ``sk-``, are kept; the key itself goes in any syntax."""
+    from scrub_corpus import HEX
+
+    h = "".join(RNG.choice(HEX) for _ in range(32))
+    for text in (f"task-{h}", f"disk-{h}", f"mask-{h}", f"risk_sk-{h}", f"sk-{h}0",
+                 f"sk-{h[:31]}", f"celery task id task-{h} done"):  # fmt: skip
+        kept(scrubber, text)
+    key = _glued("s", "k-", h)
+    for text in (key, f"DEEPSEEK_API_KEY={key}", f'{{"api_key": "{key}"}}', f"Bearer {key}"):
+        gone(scrubber, text, key)
