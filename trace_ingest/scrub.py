@@ -190,7 +190,7 @@ class Scrubber:
             return []
         spans = self._find(text)
         if depth < 2 and len(text) >= 16:
-            enc = decoded_spans(self, text, depth)
+            enc = decoded_spans(self, text, depth, spans)
             if enc:
                 spans = _union(spans, enc)
         return spans
@@ -749,7 +749,12 @@ def _union(
     return out
 
 
-def decoded_spans(scrubber: Scrubber, text: str, depth: int) -> list[tuple[int, int, str]]:
+def decoded_spans(
+    scrubber: Scrubber,
+    text: str,
+    depth: int,
+    found: list[tuple[int, int, str]] | tuple[()] = (),
+) -> list[tuple[int, int, str]]:
     """Secrets inside encoded runs of ``text``, where decoding is cheap:
 
     - a base64 (or base64url) run of 32 or more characters that decodes to mostly printable
@@ -758,11 +763,19 @@ def decoded_spans(scrubber: Scrubber, text: str, depth: int) -> list[tuple[int, 
     - a percent-encoded run (``password%3Dhunter2%26…``) and a run with ``\\uXXXX`` escapes:
       decoded with offsets kept, so only the secret's own characters are redacted.
 
-    Hex runs (hashes) and runs that decode to binary are skipped at once."""
+    Hex runs (hashes) and runs that decode to binary are skipped at once, and so are runs
+    that overlap a span of ``found`` (the spans ``text``'s own scan found, sorted): a run is
+    redacted whole or not at all, and ``find`` keeps the earlier span of an overlap, so
+    decoding such a run (a token, a JWT's segments) could change nothing."""
     out: list[tuple[int, int, str]] = []
+    j = 0
     # Only when a run of 32 base64 characters exists at all (one C-speed translate, no regex:
     # an ordinary string never compiles or runs the run pattern).
     for start, end in _b64_runs(text):
+        while j < len(found) and found[j][1] <= start:
+            j += 1
+        if j < len(found) and found[j][0] < end:
+            continue  # overlaps a span found already
         run = text[start:end]
         if not run.strip("0123456789abcdef"):
             continue  # a hash or an id: hex decodes to binary anyway

@@ -390,3 +390,38 @@ def test_a_hook_scrub_loads_no_bisect_module(tmp_path: Any) -> None:
         cwd=Path(scrub.__file__).resolve().parents[1],
     )
     assert got.stdout.strip() == "[]", got.stdout + got.stderr
+
+
+def test_runs_overlapping_found_spans_are_not_decoded_for_nothing(tmp_path: Any) -> None:
+    """``find`` no longer decodes a base64 run that overlaps a span the text's own scan
+    found (a token, a JWT's segments): property, on text mixing tokens, base64 of secrets
+    (alone, glued to a token, inside a header) and filler, its spans are those of decoding
+    every run and keeping the earlier span of an overlap."""
+    import base64
+
+    s = load_scrubber(str(tmp_path / "home"))
+    rng = random.Random("decoded")
+    a62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+    def rand(n: int) -> str:
+        return "".join(rng.choice(a62) for _ in range(n))
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    pieces = [
+        lambda: "ghp_" + rand(36),
+        lambda: b64(f"password={rand(14)}9"),
+        lambda: b64("user:" + rand(16)),
+        lambda: "Authorization: Basic " + b64("svc:" + rand(18)),
+        lambda: "ghp_" + rand(36) + b64("token=" + rand(20)),
+        lambda: b64(rand(40)),
+        lambda: "lorem ipsum ",
+        lambda: "\n",
+        lambda: "=",
+    ]
+    for _ in range(200):
+        text = "".join(rng.choice(pieces)() for _ in range(rng.randint(1, 12)))
+        own = s._find(text)
+        want = scrub._union(own, scrub.decoded_spans(s, text, 0)) if len(text) >= 16 else own
+        assert s.find(text) == want, text
