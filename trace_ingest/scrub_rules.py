@@ -932,6 +932,17 @@ _ENV_SET = _Lazy(
 )
 # the heads ``_dotenv_finder`` looks for anywhere on a line, before the name
 _ENV_COMMANDS = ("export ", "setx ", "setenv ", "set ")
+# ``_ENV_SET``'s commands (not ``ENV``) with a name in any case, read on the lowered text:
+# Windows names are case-insensitive (``setx db_password …``, ``SETX API_TOKEN …``), and csh
+# and fish users write lower-case ones too (``setenv api_token …``, ``set -gx github_token
+# …``). The name is judged upper-snaked (``_snake_upper``), by the upper-case form's rules.
+_ENV_SET_ANY = _Lazy(
+    r"(?:setx(?:[ \t]++/[a-z])*+|setenv|set((?:[ \t]++--?[a-z][a-z-]*+)++))"
+    r"[ \t]++([a-z_][a-z0-9_]{0,127}+)[ \t]++(?:\\?[\"'])?([^\s\"'\\]{6,}+)"
+)
+# where ``_ENV_SET_ANY`` is tried: ``setx``/``setenv`` in any case, fish's ``set`` (fish is
+# case-sensitive) only before a flag
+_ENV_HEADS_ANY = ("setx", "setenv", "set -")
 # fish ``set`` flags after which no value follows the name (erase, query, show, names)
 _FISH_NO_VALUE = frozenset("eqSn")
 _FISH_NO_VALUE_LONG = frozenset(("--erase", "--query", "--show", "--names"))
@@ -947,6 +958,16 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
     that line (a real newline or a ``\\n`` escape) or of the last command on it: no regex
     scans every position.
     """
+    done: set[int] = set()
+    for span in _dotenv_upper(text, low):
+        done.add(span[0])
+        yield span
+    yield from _env_set_any_case(text, low, done)
+
+
+def _dotenv_upper(text: str, low: str) -> Iterator[Span]:
+    """``_dotenv_finder``'s upper-case names: found by their words, then the line's start or
+    the command before them."""
     seen: dict[int, re.Match[str] | None] = {}
     rx, spaced = _DOTENV(), _ENV_SET()
     absent = _absent_in(low)
@@ -991,6 +1012,46 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
                 continue
             if _env_secret(name, value):
                 yield m.span(groups)
+
+
+def _env_set_any_case(text: str, low: str, done: set[int]) -> Iterator[Span]:
+    """``setx``/``setenv``/fish ``set -x`` with a lower- or mixed-case name, or ``SETX`` /
+    ``SETENV`` in capitals (``_ENV_SET_ANY``); the values ``_dotenv_upper`` found (their
+    starts: ``done``) are not given twice. Found by ``str.find`` of the heads, then one
+    anchored match each."""
+    if "set" not in low:
+        return
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    rx = _ENV_SET_ANY()
+    for head in _ENV_HEADS_ANY:
+        pos = 0
+        while (j := subject.find(head, pos)) >= 0:
+            pos = j + len(head)
+            if j > 0 and (subject[j - 1] in _WORD or subject[j - 2 : j] == "--"):
+                continue  # reset, offset; fish's --export
+            if head == "set -" and text[j : j + 3] != "set":
+                continue  # SET -X: fish's commands are lower-case
+            m = rx.match(subject, j)
+            if m is None or m.start(3) in done:
+                continue
+            pos = max(pos, m.end())
+            name, value = text[slice(*m.span(2))], text[slice(*m.span(3))]
+            flags = text[slice(*m.span(1))] if m.start(1) >= 0 else None
+            upper = _snake_upper(name)
+            if _env_name(upper) and _spaced_value(flags, value) and _env_secret(upper, value):
+                done.add(m.start(3))
+                yield m.span(3)
+
+
+def _snake_upper(name: str) -> str:
+    """A variable name in ``NAME=value``'s case: upper-snake, a word break before each capital
+    after a lower-case letter or digit (``dbPassword`` -> ``DB_PASSWORD``)."""
+    out = []
+    for k, c in enumerate(name):
+        if k and c.isupper() and (name[k - 1].islower() or name[k - 1].isdigit()):
+            out.append("_")
+        out.append(c)
+    return "".join(out).upper()
 
 
 def _env_command(text: str, lo: int, i: int) -> int:

@@ -1148,6 +1148,56 @@ def test_setx_setenv_and_fish_set_assign_with_a_space(tmp_path: Any, scrubber: S
         kept(scrubber, text)
 
 
+def test_space_assignments_with_lower_case_names_or_capital_commands(
+    tmp_path: Any, scrubber: Scrubber
+) -> None:
+    """Windows names are case-insensitive and csh/fish users write lower-case ones: ``setx
+    db_password <v>``, ``setenv api_token <v>``, ``set -gx github_token <v>``, a mixed-case
+    ``dbPassword``, and ``SETX``/``SETENV`` in capitals. The name is judged as its upper-snake
+    form would be; ``PATH``, ``EDITOR``, variables, placeholders, paths and a published key
+    stay, and fish's ``set`` counts in lower case only."""
+    tok, p = r(A62, 32), pw()
+    for text, secret in (
+        (f"setx db_password {p}", p),
+        (f"setx /M api_token {tok}", tok),
+        (f'setenv api_token "{tok}"', tok),
+        (f"set -gx github_token {tok}", tok),
+        (f"set -Ux openai_api_key '{tok}'", tok),
+        (f"set --global --export SentryAuthToken {tok}", tok),
+        (f"setx dbPassword {p}", p),
+        (f"SETX API_TOKEN {tok}", tok),
+        (f"SETX /M Db_Password {p} /M", p),
+        (f"SETENV NPM_TOKEN {tok}", tok),
+        (f"Setx redis_pass {tok}", tok),
+        (f"cd app && setx stripe_secret_key {tok}", tok),
+    ):
+        out = gone(scrubber, text, secret)
+        assert only_the_secret(text, out, secret), out
+        assert scrubber.scrub_text(text)[1] == {"dotenv-secret": 1}, out
+        _hook_payload_loses(tmp_path, scrubber, text, secret)
+        gone(scrubber, json.dumps({"command": text}), secret)
+    for text in (
+        'setx PATH "%PATH%;C:\\bin"',
+        "setx path C:\\tools\\bin",
+        "set -gx EDITOR vim",
+        "set -gx editor nvim-qt-0.9",
+        "setx api_token %api_token%",
+        "SETX API_TOKEN %API_TOKEN%",
+        "set -x github_token $github_token",
+        "setenv api_token ${API_TOKEN}",
+        "setx api_token <your-token>",
+        "setx db_password changeme",
+        "set -gx api_token (cat ~/.config/token)",
+        "set -e api_token",
+        f"set -gx api_token_file /run/secrets/{r(A62, 8)}",
+        f"setx stripe_publishable_key pk_live_{r(A62, 24)}",
+        "set -U fish_key_bindings fish_vi_key_bindings",  # words, not a secret's value
+        f"SET -X api_token {tok}",  # fish is case-sensitive: no such command
+        f"reset -x api_token {tok}",
+    ):
+        kept(scrubber, text)
+
+
 def test_dockerfile_legacy_env_where_env_starts_a_line(tmp_path: Any, scrubber: Scrubber) -> None:
     """A Dockerfile's ``ENV NAME value`` (the legacy space form) where ``ENV`` begins its line
     (after indentation, a newline or a ``\\n`` escape): the value goes, the name stays; a GPG
@@ -1288,6 +1338,9 @@ def test_httpie_auth_keeps_the_user(tmp_path: Any, scrubber: Scrubber) -> None:
         "setx API_TOKEN ",
         "setx API_TOKEN Ab1Cd2Ef3Gh4 ",
         "set -gx API_TOKEN ",
+        "set -gx api_token ",
+        "SETX db_password Ab1Cd2Ef3Gh4 ",
+        "setx ",
         "\nENV API_TOKEN ",
     ],
 )
