@@ -448,6 +448,18 @@ _COMMAND_ENDS = frozenset("\n\r;|&")
 _PLAIN_RUN = _Lazy(r"[^\s\"'\\;|&]++")  # a word's characters that need no second look
 _BLANKS = _Lazy(r"(?:[ \t]|\\t)++")  # between words: spaces, tabs, JSON's \t escape
 _ARGS_REACH = 400  # characters of one command read after the tool's name
+# Windows commands that run on another machine as another user take its password after a
+# slash flag, the user before it in the same command: ``setx /s <host> /u <user> /p
+# <password>``, ``schtasks /s <host> /u <user> /p <password>`` (``/ru <user> /rp <password>``:
+# the task's own account), ``wmic /user:<user> /password:<password>``, also ``/p:<password>``.
+# ``/p`` with no value or ``/p *`` asks for it. Read on the lowered text (flags are
+# case-insensitive: ``/P``, ``/U``); the password flags are ``_CLI_ARG_TOOLS`` keywords.
+_SLASH_PASSWORDS = ("/p", "/rp", "/password")
+_SLASH_USERS = ("/u ", "/u:", "/u\t", "/ru ", "/ru:", "/user ", "/user:")
+_COMMAND_CUTS = ("\n", "\r", ";", "|", "&", "\\n")  # what ends a command (and its escape)
+# what may pipe a value into ``gh secret set`` (its stdin is the value when no --body)
+_PIPED_TOOLS = ("echo", "printf")
+_ECHO_FLAGS = frozenset(("-n", "-e", "-E", "-ne", "-en", "-nE", "-En"))
 
 
 def _cli_args_finder(text: str, low: str) -> Iterator[Span]:
@@ -459,7 +471,10 @@ def _cli_args_finder(text: str, low: str) -> Iterator[Span]:
             if m.start() >= done:
                 words = _command_words(text, m.end())
                 done = words[-1][1] if words else m.end()
-                yield from _gh_set_value(text, words, m.group(1) == "variable")
+                piped = _piped_value(text, m.start())
+                yield from _gh_set_value(text, words, m.group(1) == "variable", piped)
+    if "/p" in low or "/rp" in low:
+        yield from _slash_password_values(text, low)
     aws: list[int] | None = None  # where the AWS CLI's command starts, found on need
     for tool in ("configure", "htpasswd"):
         pos = 0
@@ -478,17 +493,18 @@ def _cli_args_finder(text: str, low: str) -> Iterator[Span]:
             yield from (_aws_set_value if tool == "configure" else _htpasswd_value)(text, words)
 
 
-def _command_words(text: str, pos: int) -> list[Span]:
+def _command_words(text: str, pos: int, most: int = -1) -> list[Span]:
     """The words of the command going on at ``pos``, up to its end (a newline, a ``\\n``
     escape, an unquoted ``;``, ``|`` or ``&``) or ``_ARGS_REACH`` characters: their spans,
-    quotes included (``_unquoted``). A quoted part (``"…"``, ``'…'``, JSON-escaped ``\\"…\\"``)
-    is part of its word. Runs of plain characters and of blanks are skipped by a regex each,
-    so the loop turns once per word and quote, not per character."""
+    quotes included (``_unquoted``); the first ``most`` of them when ``most`` is given. A
+    quoted part (``"…"``, ``'…'``, JSON-escaped ``\\"…\\"``) is part of its word. Runs of
+    plain characters and of blanks are skipped by a regex each, so the loop turns once per
+    word and quote, not per character."""
     end = min(len(text), pos + _ARGS_REACH)
     plain, blanks = _PLAIN_RUN(), _BLANKS()
     words: list[Span] = []
     i = pos
-    while True:
+    while len(words) != most:
         if (b := blanks.match(text, i, end)) is not None:
             i = b.end()
         if i >= end or text[i] in _COMMAND_ENDS or text.startswith(("\\n", "\\r"), i):
@@ -511,6 +527,7 @@ def _command_words(text: str, pos: int) -> list[Span]:
             else:
                 i += 1 + (c == "\\")  # another escape, or a space \s holds (\v, U+00A0)
         words.append((start, min(i, end)))
+    return words
 
 
 def _unquoted(text: str, span: Span) -> Span:
@@ -531,8 +548,87 @@ def _cli_secret(text: str, span: Span) -> Iterator[Span]:
         yield start, end
 
 
-def _gh_set_value(text: str, words: list[Span], variable: bool) -> Iterator[Span]:
-    """``gh secret|variable set`` (``words`` after ``set``): the ``--body`` value."""
+def _slash_password_values(text: str, low: str) -> Iterator[Span]:
+    """``/p <password>``, ``/p:<password>`` (``/rp``, ``/password``) after a ``/u <user>``
+    (``/ru``, ``/user``) of the same command: the password (``_SLASH_PASSWORDS``)."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    for flag in _SLASH_PASSWORDS:
+        pos = 0
+        while (i := subject.find(flag, pos)) >= 0:
+            pos = i + len(flag)
+            after = subject[pos : pos + 1]
+            if not (after == ":" or (after in (" ", "\t") and flag != "/password")):
+                continue  # /proc, /path, a URL's /password/reset
+            if not ((i > 0 and subject[i - 1] in " \t") or subject[i - 2 : i] == "\\t"):
+                continue  # a path's /p: or /rp:
+            if not _user_before(subject, i):
+                continue  # /p without /u: another tool's flag (robocopy, xcopy, msiexec…)
+            words = _command_words(text, i, 2)
+            s, e = words[0]
+            if e - s > len(flag):  # /p:<password>
+                value: Span | None = (s + len(flag) + 1, e)
+            else:
+                value = words[1] if len(words) > 1 else None
+            if value is None or text[value[0] : value[0] + 1] in ("/", "*", ""):
+                continue  # /p asks for the password (no value, *, the next flag)
+            pos = value[1]
+            yield from _cli_secret(text, value)
+
+
+def _user_before(subject: str, i: int) -> bool:
+    """Whether a user flag (``_SLASH_USERS``) comes before ``i`` in its command: after its
+    start (no newline, ``\\n`` escape, ``;``, ``|``, ``&`` between), at most
+    ``_ARGS_REACH`` characters back."""
+    lo = _command_start(subject, i)
+    return any(subject.find(u, lo, i) >= 0 for u in _SLASH_USERS)
+
+
+def _command_start(text: str, i: int) -> int:
+    """Where the command going on at ``i`` starts: after the last of ``_COMMAND_CUTS``
+    before ``i``, at most ``_ARGS_REACH`` characters back."""
+    lo = max(0, i - _ARGS_REACH)
+    for c in _COMMAND_CUTS:
+        if (j := text.rfind(c, lo, i)) >= 0:
+            lo = max(lo, j + len(c))
+    return lo
+
+
+def _piped_value(text: str, i: int) -> Span | None:
+    """The value ``echo <value> |`` or ``printf '%s' <value> |`` pipes into the command at
+    ``i`` (``gh secret set``), when the words before the pipe are that and nothing else."""
+    j = i
+    while j > 0 and text[j - 1] in " \t":
+        j -= 1
+    if j < 2 or text[j - 1] != "|" or text[j - 2] == "|":
+        return None  # no pipe, or ``||`` (or else)
+    bar = j - 1
+    lo = _command_start(text, bar)
+    # the last echo or printf word before the pipe: a command's start may also be a quote
+    # (``{"command": "echo …``), so the words are read from after it, not from ``lo``
+    at, tool = max((text.rfind(t, lo, bar), t) for t in _PIPED_TOOLS)
+    if at < 0 or (at > lo and text[at - 1] not in " \t\"'/") or text[at + len(tool)] not in " \t":
+        return None  # cat file | …, op read … | …: the value is not on the line
+    rest = _command_words(text, at + len(tool), 4)
+    if not rest or rest[-1][1] > bar or _command_words(text, rest[-1][1], 1):
+        return None  # more words, or a quote that runs past the pipe (echo 'a|b')
+    if tool == "echo":
+        while rest and text[slice(*rest[0])] in _ECHO_FLAGS:
+            rest = rest[1:]
+    elif tool == "printf" and len(rest) == 2:
+        fmt = text[slice(*_unquoted(text, rest[0]))]
+        if not fmt.startswith("%s"):
+            return None  # printf '%d' …: not the value as it is
+        rest = rest[1:]
+    if len(rest) != 1 or (tool == "printf" and "%" in text[slice(*rest[0])]):
+        return None  # echo a b | …: words, not one value
+    return rest[0]
+
+
+def _gh_set_value(
+    text: str, words: list[Span], variable: bool, piped: Span | None = None
+) -> Iterator[Span]:
+    """``gh secret|variable set`` (``words`` after ``set``): the ``--body`` value, else the
+    value ``piped`` into it (``echo <value> | gh secret set NAME``; gh reads stdin)."""
     name = ""
     body: Span | None = None
     k = 0
@@ -553,6 +649,8 @@ def _gh_set_value(text: str, words: list[Span], variable: bool) -> Iterator[Span
             body = (s + 2 + (word[2] == "="), e)  # -b<value>, -b=<value> (pflag's short forms)
         elif word in _GH_VALUE_FLAGS:
             k += 1  # --repo owner/name: the flag's value, not the name
+    if body is None:
+        body = piped
     if body is None:
         return
     if variable:

@@ -1252,6 +1252,75 @@ def test_gh_secret_set_body_and_gh_variable_set(tmp_path: Any, scrubber: Scrubbe
         kept(scrubber, text)
 
 
+def test_echo_or_printf_piped_into_gh_secret_set(tmp_path: Any, scrubber: Scrubber) -> None:
+    """``echo <v> | gh secret set NAME`` and ``printf '%s' <v> | gh secret set NAME``: gh
+    reads the value from its stdin, so the one word echoed on the same line is the secret
+    (``gh variable set``: when the name says so). A variable, a file, words, ``cat`` and
+    ``||`` stay."""
+    tok = r(A62, 32)
+    for text in (
+        f"echo {tok} | gh secret set API_TOKEN",
+        f'echo -n "{tok}" | gh secret set DEPLOY_CONFIG --repo octo/app',
+        f"printf '%s' {tok} | gh secret set API_TOKEN",
+        f'printf "%s" "{tok}" | gh secret set API_TOKEN --env prod',
+        f"printf {tok} | gh secret set API_TOKEN",
+        f"cd app && /bin/echo '{tok}' |gh secret set NPM_TOKEN",
+        f"echo {tok} | gh variable set API_TOKEN",
+    ):
+        out = gone(scrubber, text, tok)
+        assert only_the_secret(text, out, tok), out
+        _hook_payload_loses(tmp_path, scrubber, text, tok)
+        gone(scrubber, json.dumps({"command": text}), tok)
+    for text in (
+        "echo $TOKEN | gh secret set API_TOKEN",
+        'echo "${API_TOKEN}" | gh secret set API_TOKEN',
+        "gh secret set API_TOKEN < file.txt",
+        "cat token.txt | gh secret set API_TOKEN",
+        "echo <token> | gh secret set API_TOKEN",
+        f"echo {r(A62, 8)} {tok} | gh secret set API_TOKEN",  # words, not one value
+        f"printf '%d' {r(HEX, 8)} | gh secret set COUNT",
+        "test -f x || gh secret set API_TOKEN",
+        f"echo {tok} | gh variable set NODE_VERSION",
+        f"echo {tok} | grep x",
+    ):
+        kept(scrubber, text)
+
+
+def test_windows_remote_password_after_a_user_flag(tmp_path: Any, scrubber: Scrubber) -> None:
+    """``setx /s <host> /u <user> /p <password>``, ``schtasks … /u <user> /p[:]<password>``
+    (``/ru <user> /rp <password>``) and ``wmic /user:<user> /password:<password>``: the
+    password, in any case; the host, the user and the rest stay. ``/p`` with no value or
+    ``*`` (it asks), a variable, ``/p`` without a user flag (xcopy's prompt) stay."""
+    p = pw()
+    for text in (
+        f"setx /s srv01 /u CORP\\admin /p {p} API_MODE on",
+        f"schtasks /create /s srv /u admin /p:{p} /tn nightly /tr run.cmd",
+        f'schtasks /create /tn nightly /ru svc_backup /rp "{p}" /tr run.cmd',
+        f"SCHTASKS /Run /S srv /U admin /P {p} /TN nightly",
+        f"wmic /node:srv /user:admin /password:{p} process list brief",
+        f"cd c:\\ops && schtasks /query /s srv /u:admin /p {p}",
+    ):
+        out = gone(scrubber, text, p)
+        assert only_the_secret(text, out, p), out
+        _hook_payload_loses(tmp_path, scrubber, text, p)
+        gone(scrubber, json.dumps({"command": text}), p)
+    tok = r(A62, 32)  # the variable setx sets remotely goes too, by its name
+    out = gone(scrubber, f"setx /s srv /u adm /p {p} API_TOKEN {tok} /m", tok)
+    assert p not in out and out.startswith("setx /s srv /u adm /p [REDACTED:"), out
+    for text in (
+        "setx /s srv01 /u admin /p",
+        "schtasks /run /s srv /u admin /p * /tn nightly",
+        "schtasks /create /tn x /ru SYSTEM /rp * /tr run.cmd",
+        "schtasks /s srv /u admin /p %ADMIN_PASSWORD% /tn x",
+        "schtasks /s srv /u admin /p /tn nightly",
+        f"xcopy /p {p} d:\\backup",
+        f"robocopy src dst /mir && msiexec /p {p}.msp",
+        f"cat /p {p}",
+        "wmic /user:admin /password:<password> process list",
+    ):
+        kept(scrubber, text)
+
+
 def test_aws_configure_set_secret_keys(tmp_path: Any, scrubber: Scrubber) -> None:
     """``aws configure set <key> <value>`` is the credentials file's ``key = value``, judged
     as the assignment rules judge it; ``--profile`` before or after, a ``profile.<name>.``
@@ -1357,6 +1426,12 @@ def test_space_assignments_stay_linear(scrubber: Scrubber, chunk: str) -> None:
         "aws configure set aws_session_token ",
         "configure ",
         "htpasswd -b f u ",
+        "echo Ab1Cd2Ef3Gh4 | gh secret set X ",
+        "echo | gh secret set ",
+        "schtasks /u x /p Ab1Cd2Ef3Gh4 ",
+        " /u x /p ",
+        " /p ",
+        "setx /s h /u x /p Ab1Cd2Ef3Gh4 ",
         "http -a u:",
         "x -a ",
     ],
