@@ -455,7 +455,8 @@ _ARGS_REACH = 400  # characters of one command read after the tool's name
 # ``/p`` with no value or ``/p *`` asks for it. Read on the lowered text (flags are
 # case-insensitive: ``/P``, ``/U``); the password flags are ``_CLI_ARG_TOOLS`` keywords.
 _SLASH_PASSWORDS = ("/p", "/rp", "/password")
-_SLASH_USERS = ("/u ", "/u:", "/u\t", "/ru ", "/ru:", "/user ", "/user:")
+# the user flags (``/u``, ``/ru``, ``/user``) as words, in the lowered text
+_SLASH_USER = _Lazy(r"(?:(?<![^\s])|(?<=\\t))/(?:r?u|user)(?=[ \t:])")
 _COMMAND_CUTS = ("\n", "\r", ";", "|", "&", "\\n")  # what ends a command (and its escape)
 # what may pipe a value into ``gh secret set`` (its stdin is the value when no --body)
 _PIPED_TOOLS = ("echo", "printf")
@@ -552,6 +553,8 @@ def _slash_password_values(text: str, low: str) -> Iterator[Span]:
     """``/p <password>``, ``/p:<password>`` (``/rp``, ``/password``) after a ``/u <user>``
     (``/ru``, ``/user``) of the same command: the password (``_SLASH_PASSWORDS``)."""
     subject = low if len(low) == len(text) else _lower_same_length(text)
+    users: list[int] | None = None  # where the user flags are, found on the first /p
+    blanks = _BLANKS()
     for flag in _SLASH_PASSWORDS:
         pos = 0
         while (i := subject.find(flag, pos)) >= 0:
@@ -561,26 +564,19 @@ def _slash_password_values(text: str, low: str) -> Iterator[Span]:
                 continue  # /proc, /path, a URL's /password/reset
             if not ((i > 0 and subject[i - 1] in " \t") or subject[i - 2 : i] == "\\t"):
                 continue  # a path's /p: or /rp:
-            if not _user_before(subject, i):
-                continue  # /p without /u: another tool's flag (robocopy, xcopy, msiexec…)
-            words = _command_words(text, i, 2)
-            s, e = words[0]
-            if e - s > len(flag):  # /p:<password>
-                value: Span | None = (s + len(flag) + 1, e)
-            else:
-                value = words[1] if len(words) > 1 else None
-            if value is None or text[value[0] : value[0] + 1] in ("/", "*", ""):
+            j = pos + 1  # the value: glued after the colon, or the next word
+            if after != ":" and (b := blanks.match(text, j)) is not None:
+                j = b.end()
+            if text[j : j + 1] in ("/", "*", "", " ") or text[j] in _COMMAND_ENDS:
                 continue  # /p asks for the password (no value, *, the next flag)
-            pos = value[1]
-            yield from _cli_secret(text, value)
-
-
-def _user_before(subject: str, i: int) -> bool:
-    """Whether a user flag (``_SLASH_USERS``) comes before ``i`` in its command: after its
-    start (no newline, ``\\n`` escape, ``;``, ``|``, ``&`` between), at most
-    ``_ARGS_REACH`` characters back."""
-    lo = _command_start(subject, i)
-    return any(subject.find(u, lo, i) >= 0 for u in _SLASH_USERS)
+            if users is None:
+                users = [m.start() for m in _SLASH_USER().finditer(subject)]
+            if not _after_tool(subject, i, users):
+                continue  # /p without /u: another tool's flag (xcopy's prompt, msiexec's patch)
+            words = _command_words(text, j, 1)
+            if words:
+                pos = words[0][1]
+                yield from _cli_secret(text, words[0])
 
 
 def _command_start(text: str, i: int) -> int:

@@ -921,14 +921,15 @@ _DOTENV_SKIP = tuple("_" + suffix.upper() for suffix, _ in _SHAPE_SUFFIXES)
 _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s\"'\\]{6,}+)")
 # Commands that assign a variable with a space, not ``=``, between its name and its value:
 # Windows ``setx [/M] NAME value`` (``setx`` persists it in the registry; ``/s <host> /u
-# <user> /p <password>`` before the name set it on another machine), csh/tcsh ``setenv
+# <user> /p <password>`` before the name set it on another machine; at most 8 flags, or a
+# run of ``/p setx /s h /p setx …`` would be one match from each ``setx``), csh/tcsh ``setenv
 # NAME value``, fish ``set -gx NAME value`` (fish has no ``NAME=value``; at least one flag, so
 # prose's "set API_KEY first" and bash's ``set a b`` positional parameters are not read), and
 # the Dockerfile's legacy ``ENV NAME value``, only where ``ENV`` starts its line (Docker's
 # grammar is line-based; ``ENV NAME=value`` is the assignment rules'). The name and the value
 # are the last two groups, as ``_DOTENV``'s.
 _ENV_SET = _Lazy(
-    r"(?:setx(?:[ \t]++/(?:[SUPsup][ \t]++[^\s\"'/][^\s\"']*+|[A-Za-z]))*+|setenv|"
+    r"(?:setx(?:[ \t]++/(?:[SUPsup][ \t]++[^\s\"'/][^\s\"']*+|[A-Za-z])){0,8}+|setenv|"
     r"set((?:[ \t]++--?[A-Za-z][A-Za-z-]*+)++)|[ \t]*+ENV)"
     r"[ \t]++([A-Z][A-Z0-9_]{0,127}+)[ \t]++(?:\\?[\"'])?([^\s\"'\\]{6,}+)"
 )
@@ -939,7 +940,7 @@ _ENV_COMMANDS = ("export ", "setx ", "setenv ", "set ")
 # and fish users write lower-case ones too (``setenv api_token …``, ``set -gx github_token
 # …``). The name is judged upper-snaked (``_snake_upper``), by the upper-case form's rules.
 _ENV_SET_ANY = _Lazy(
-    r"(?:setx(?:[ \t]++/(?:[sup][ \t]++[^\s\"'/][^\s\"']*+|[a-z]))*+|setenv|"
+    r"(?:setx(?:[ \t]++/(?:[sup][ \t]++[^\s\"'/][^\s\"']*+|[a-z])){0,8}+|setenv|"
     r"set((?:[ \t]++--?[a-z][a-z-]*+)++))"
     r"[ \t]++([a-z_][a-z0-9_]{0,127}+)[ \t]++(?:\\?[\"'])?([^\s\"'\\]{6,}+)"
 )

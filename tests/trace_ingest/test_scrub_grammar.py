@@ -1417,6 +1417,13 @@ def test_space_assignments_stay_linear(scrubber: Scrubber, chunk: str) -> None:
     assert_linear(scrubber, "", chunk)
 
 
+@pytest.mark.parametrize("chunk", ["setx /s h /u u /p ", "SETX /s h /p ", "set -x set -x "])
+def test_setx_flag_runs_stay_linear_when_the_rule_runs(scrubber: Scrubber, chunk: str) -> None:
+    """A keyword anywhere runs the dotenv finder on the whole text: ``/p setx`` (a flag's
+    value) must not let one ``setx``'s flags run on through the next ones."""
+    assert_linear(scrubber, "API_TOKEN token ", chunk)
+
+
 @pytest.mark.parametrize(
     "chunk",
     [
