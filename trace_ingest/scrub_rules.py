@@ -1509,10 +1509,10 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
             pos = i + 1
             if anchor == "bearer":
                 m = bearer.match(subject, i)
-                if m is not None:
+                if m is not None and not subject.startswith("--", m.start(1)):
                     pos = m.end()
                     yield m.span(1)
-                continue
+                continue  # not HTTPie's ``--auth-type=bearer --auth=<v>``: a flag (see there)
             if anchor == "headervalue":
                 m = _HEADER_VALUE_AT().match(subject, i)
                 if m is not None:
@@ -2003,6 +2003,10 @@ _CURL_USER = _Lazy(
 # space, a quote (``{"command": "http …``), a path (``/usr/bin/http``) or a ``\n`` escape
 _HTTPIE_AT = _Lazy(r"(?:(?<![^\s\"'/])|(?<=\\[nt]))(?:https?|xhs?)(?=[ \t])")
 _COMMAND_REACH = 400  # characters of one command line read before a flag for its tool's name
+# HTTPie's and xh's bearer auth (``-A bearer -a <token>``, ``--auth-type=bearer
+# --auth=<token>``): the ``-a``/``--auth`` value is the token itself, no ``user:`` before it
+_AUTH_BARE = _Lazy(r"-(?:a|-auth)(?:[ \t]++|=)(?:\\?[\"'])?([^\s\"'`\\]{1,4096}+)")
+_BEARER_TYPE = _Lazy(r"(?:-A[ \t]*+|--auth-type(?:[ \t]++|=))(?:\\?[\"'])?bearer(?![\w-])")
 _COMMAND_CUTS = ("\n", ";", "|", "&", "\\n")  # what ends a command (and its JSON escape)
 
 
@@ -2027,6 +2031,40 @@ def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
         if value.lower() in _STOP and m.group(2).lower() in _STOP:
             continue  # curl -u test:test, -u username:token: the documentation's pair
         yield start, start + len(value)
+    if "bearer" in low:
+        if httpie is None:
+            httpie = [t.start() for t in _HTTPIE_AT().finditer(text)]
+        yield from _httpie_bearer(text, httpie)
+
+
+def _httpie_bearer(text: str, httpie: list[int]) -> Iterator[Span]:
+    """HTTPie's ``-A bearer -a <token>`` (``--auth-type[=| ]bearer``, ``--auth[=| ]<token>``,
+    either order): the whole ``-a`` value, when the bearer type is given in the same command
+    (with another type, or none, ``-a`` is ``user:password``, read above)."""
+    bearers = [m.start() for m in _BEARER_TYPE().finditer(text)]
+    if not bearers:
+        return
+    for m in _AUTH_BARE().finditer(text):
+        i = m.start()
+        if i > 0 and text[i - 1] not in " \t":
+            continue
+        if not _after_tool(text, i, httpie) or not _bearer_near(text, i, bearers, httpie):
+            continue
+        start, end = m.span(1)
+        if _auth_ok(text[start:end]):  # a token, not $TOKEN, <token> or a bare user name
+            yield start, end
+
+
+def _bearer_near(text: str, i: int, bearers: list[int], httpie: list[int]) -> bool:
+    """Whether a bearer auth type (``bearers``: where one starts, ascending) is given in the
+    command of the ``-a`` at ``i``, whose HTTPie command starts in ``httpie``: between that
+    start and ``i``, or after ``i`` with no command end between."""
+    k = bisect_left(bearers, i)
+    if k > 0 and bearers[k - 1] > httpie[bisect_left(httpie, i) - 1]:
+        return True  # http -A bearer … -a <token>: _after_tool saw no cut since the start
+    if k == len(bearers) or bearers[k] - i > _COMMAND_REACH:
+        return False
+    return not any(text.find(c, i, bearers[k]) >= 0 for c in _COMMAND_CUTS)
 
 
 def _after_tool(text: str, i: int, starts: list[int]) -> bool:

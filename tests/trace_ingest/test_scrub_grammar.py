@@ -1401,6 +1401,41 @@ def test_httpie_auth_keeps_the_user(tmp_path: Any, scrubber: Scrubber) -> None:
         kept(scrubber, text)
 
 
+def test_httpie_bearer_auth_takes_a_bare_token(tmp_path: Any, scrubber: Scrubber) -> None:
+    """HTTPie's and xh's ``-A bearer -a <token>`` (``--auth-type=bearer``, ``--auth-type
+    bearer``, ``--auth <token>``, ``--auth=<token>``, in either order): the ``-a`` value is
+    the token, no ``user:`` before it; the flags stay. Without the bearer type ``-a user``
+    asks for a password and stays, and ``-A digest -a user:pass`` loses only the password."""
+    tok, p = r(A62, 32), pw()
+    for text in (
+        f"http -A bearer -a {tok} example.com",
+        f"http --auth-type=bearer --auth={tok} POST api.example.com/v1",
+        f"xh -A bearer --auth {tok} example.com",
+        f"https --auth-type bearer -a '{tok}' api.example.com",
+        f"http -a {tok} -A bearer example.com/me",
+        f'cd api && http -A bearer -a \\"{tok}\\" :8000/',  # JSON-escaped text
+    ):
+        out = gone(scrubber, text, tok)
+        assert only_the_secret(text, out, tok), out
+        assert scrubber.scrub_text(text)[1] == {"cli-secret-flag": 1}, out
+        _hook_payload_loses(tmp_path, scrubber, text, tok)
+        if "\\" not in text:  # escaped once more, \\\" is beyond -u's reading too
+            gone(scrubber, json.dumps({"command": text}), tok)
+    out = gone(scrubber, f"http -A digest -a alice:{p} example.com", p)
+    assert "-A digest -a alice:[REDACTED:cli-secret-flag:" in out, out
+    for text in (
+        "http -a alice example.com",
+        "http -A bearer -a $TOKEN example.com",
+        'http -A bearer -a "<token>" example.com',
+        "http --auth-type=bearer --auth=${API_TOKEN} example.com",
+        f"http -a {tok} example.com",  # no bearer type: a user, HTTPie asks for the password
+        f"http -a {tok} example.com; curl -A bearer example.com",
+        f"ls -a {tok} -A bearer",
+        f"git commit -a {tok} && http -A bearer example.com",
+    ):
+        kept(scrubber, text)
+
+
 @pytest.mark.parametrize(
     "chunk",
     [
@@ -1440,6 +1475,10 @@ def test_setx_flag_runs_stay_linear_when_the_rule_runs(scrubber: Scrubber, chunk
         " /p ",
         "setx /s h /u x /p Ab1Cd2Ef3Gh4 ",
         "http -a u:",
+        "http -A bearer -a Ab1Cd2Ef3Gh4 ",
+        "http -A bearer -a ",
+        " -A bearer -a ",
+        "http -a x ",
         "x -a ",
     ],
 )
