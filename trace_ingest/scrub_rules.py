@@ -2031,19 +2031,21 @@ def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
         if value.lower() in _STOP and m.group(2).lower() in _STOP:
             continue  # curl -u test:test, -u username:token: the documentation's pair
         yield start, start + len(value)
-    if "bearer" in low:
-        if httpie is None:
-            httpie = [t.start() for t in _HTTPIE_AT().finditer(text)]
+    if "bearer" in low and ("-A" in text or "--auth-type" in text):
         yield from _httpie_bearer(text, httpie)
 
 
-def _httpie_bearer(text: str, httpie: list[int]) -> Iterator[Span]:
+def _httpie_bearer(text: str, httpie: list[int] | None) -> Iterator[Span]:
     """HTTPie's ``-A bearer -a <token>`` (``--auth-type[=| ]bearer``, ``--auth[=| ]<token>``,
     either order): the whole ``-a`` value, when the bearer type is given in the same command
-    (with another type, or none, ``-a`` is ``user:password``, read above)."""
+    (with another type, or none, ``-a`` is ``user:password``, read above). ``httpie``: where
+    an HTTPie command starts, when the caller found them already; else found here, and only
+    once a bearer type occurs (the word ``bearer`` alone is common in documentation)."""
     bearers = [m.start() for m in _BEARER_TYPE().finditer(text)]
     if not bearers:
         return
+    if httpie is None:
+        httpie = [t.start() for t in _HTTPIE_AT().finditer(text)]
     for m in _AUTH_BARE().finditer(text):
         i = m.start()
         if i > 0 and text[i - 1] not in " \t":
