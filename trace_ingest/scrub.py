@@ -145,7 +145,6 @@ class Scrubber:
         # built-in keyword sets.
         self._kw_rules: dict[str, tuple[int, ...]] = rules_of
         self._tries: tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]] | None = None
-        self._kw_set = frozenset(rules_of)
         self._kw_token_set = frozenset(k for k, _ in self._kw_token)
         self._words: Any = None  # _long_words' automaton: None not built yet, False missing
         self._long_seen = 0
@@ -267,7 +266,7 @@ class Scrubber:
                 hit.update(self._always)
                 for kw in present:
                     hit.update(rules[kw])
-                ABSENT[0] = (low, self._kw_set - present)
+                ABSENT[0] = (low, rules.keys() - present)
                 return hit
         tries = self._tries or self._build_tries()
         short = n < TOKEN_RUNS_FROM
@@ -332,7 +331,7 @@ class Scrubber:
             self._long_seen += n
             if self._long_seen < AUTOMATON_FROM:
                 return None
-            words = self._words = _keyword_automaton(self._kw_rules) or False
+            words = self._words = keyword_automaton((k, k) for k in self._kw_rules) or False
         return words or None
 
     def _build_tries(self) -> tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]]:
@@ -723,16 +722,19 @@ def _in_token_run(low: str, probe: bytes, start: int, end: int, plain: bool) -> 
     return any(m.start() <= start and end <= m.end() for m in _TOKEN_RUN().finditer(low, a, b))
 
 
-def _keyword_automaton(keywords: Iterable[str]) -> Any:
-    """A pyahocorasick automaton whose value for each of ``keywords`` is the keyword, or
-    None without the package."""
+def keyword_automaton(words: Iterable[tuple[str, object]]) -> Any:
+    """A pyahocorasick automaton over the non-empty keywords of ``words`` (keyword, the
+    value a match gives), or None when the package is missing (then the ``in`` tests run:
+    the same results, slower on large inputs). The hook's (``_long_words``) and the bulk
+    prefilter's (``scrub_bulk``)."""
     try:
         import ahocorasick  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
     auto = ahocorasick.Automaton()
-    for kw in keywords:
-        auto.add_word(kw, kw)
+    for kw, value in words:
+        if kw:
+            auto.add_word(kw, value)
     auto.make_automaton()
     return auto
 

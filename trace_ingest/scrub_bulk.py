@@ -27,6 +27,7 @@ from trace_ingest.scrub import (
     _b64_runs,
     _b64_text,
     _is_hex2,
+    keyword_automaton,
 )
 from trace_ingest.scrub_rules import _FLAG_HINTS, Rule, _field_kind, _lower_same_length
 
@@ -62,7 +63,7 @@ class BulkScrubber(Scrubber):
 
     def _bulk_tables(self, kw: dict[str, list[int]]) -> None:
         """The bulk prefilter engines over the keywords ``kw`` (keyword -> rule indexes)."""
-        self._automaton = _automaton(self._keywords)
+        self._automaton = keyword_automaton(self._keywords)
         # hyperscan, where its wheel exists, does both bulk passes about 8x faster still
         # (docs/scrubbing.md, "Prefilter engine"); the automaton stays as the fallback.
         self._hs_rules = tuple(idxs for k, idxs in self._keywords if k)
@@ -71,7 +72,7 @@ class BulkScrubber(Scrubber):
         # (``_flagged``), over every keyword and every key hint (``_FLAG_HINTS``); only when
         # no rule runs everywhere (a keyword-less rule would flag every string).
         self._flagger = (
-            _automaton(tuple((k, ()) for k in (*kw, *_FLAG_HINTS) if k))
+            keyword_automaton((k, ()) for k in (*kw, *_FLAG_HINTS))
             if self._automaton is not None and not self._always
             else None
         )
@@ -493,21 +494,6 @@ def _all(text: str, mark: str) -> Iterator[int]:
     while pos >= 0:
         yield pos
         pos = text.find(mark, pos + 1)
-
-
-def _automaton(keywords: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:
-    """A pyahocorasick automaton over the prefilter keywords, or None when the package is
-    missing (then the ``in`` loop runs: same results, slower on large inputs)."""
-    try:
-        import ahocorasick  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    auto = ahocorasick.Automaton()
-    for kw, idxs in keywords:
-        if kw:
-            auto.add_word(kw, idxs)
-    auto.make_automaton()
-    return auto
 
 
 def _hs_database(words: list[str], single: bool) -> Any:

@@ -9,6 +9,7 @@ from trace_ingest._regex import IGNORECASE, MULTILINE
 from trace_ingest.scrub_rules import (
     _AN,
     _B64URL,
+    _COMMAND_CUTS,
     _LETTERS,
     _SEP,
     _UA,
@@ -457,7 +458,6 @@ _ARGS_REACH = 400  # characters of one command read after the tool's name
 _SLASH_PASSWORDS = ("/p", "/rp", "/password")
 # the user flags (``/u``, ``/ru``, ``/user``) as words, in the lowered text
 _SLASH_USER = _Lazy(r"(?:(?<![^\s])|(?<=\\t))/(?:r?u|user)(?=[ \t:])")
-_COMMAND_CUTS = ("\n", "\r", ";", "|", "&", "\\n")  # what ends a command (and its escape)
 # what may pipe a value into ``gh secret set`` (its stdin is the value when no --body)
 _PIPED_TOOLS = ("echo", "printf")
 _ECHO_FLAGS = frozenset(("-n", "-e", "-E", "-ne", "-en", "-nE", "-En"))

@@ -192,7 +192,7 @@ MIN_SCAN = 6  # shorter strings cannot hold anything a rule matches
 # ``(low, absent)``: ``Scrubber._find``'s lowered string being scanned and the prefilter
 # keywords it tested absent there (``None`` between scans); a finder handed that very string
 # (``is``) skips the key words it knows are not in it rather than search it for each again
-ABSENT: list[tuple[str, set[str] | frozenset[str]] | None] = [None]
+ABSENT: list[tuple[str, set[str]] | None] = [None]
 
 
 def bisect_right(a: list[int], x: int) -> int:
@@ -220,7 +220,7 @@ def bisect_left(a: list[int], x: int) -> int:
     return lo
 
 
-def _absent_in(low: str) -> set[str] | frozenset[str] | tuple[()]:
+def _absent_in(low: str) -> set[str] | tuple[()]:
     """The prefilter keywords known not to occur in ``low`` (``ABSENT``), else none."""
     seen = ABSENT[0]  # one read: another thread may store its own scan's pair meanwhile
     return seen[1] if seen is not None and seen[0] is low else ()
@@ -928,22 +928,19 @@ _DOTENV = _Lazy(r"[ \t]*+(?:export[ \t]++)?+([A-Z][A-Z0-9_]{0,127}+)=[\"']?([^\s
 # the Dockerfile's legacy ``ENV NAME value``, only where ``ENV`` starts its line (Docker's
 # grammar is line-based; ``ENV NAME=value`` is the assignment rules'). The name and the value
 # are the last two groups, as ``_DOTENV``'s.
-_ENV_SET = _Lazy(
-    r"(?:setx(?:[ \t]++/(?:[SUPsup][ \t]++[^\s\"'/][^\s\"']*+|[A-Za-z])){0,8}+|setenv|"
-    r"set((?:[ \t]++--?[A-Za-z][A-Za-z-]*+)++)|[ \t]*+ENV)"
-    r"[ \t]++([A-Z][A-Z0-9_]{0,127}+)[ \t]++(?:\\?[\"'])?([^\s\"'\\]{6,}+)"
+_ENV_HEAD = (
+    r"setx(?:[ \t]++/(?:[SUPsup][ \t]++[^\s\"'/][^\s\"']*+|[A-Za-z])){0,8}+|setenv|"
+    r"set((?:[ \t]++--?[A-Za-z][A-Za-z-]*+)++)"
 )
+_ENV_VALUE = r"[ \t]++(?:\\?[\"'])?([^\s\"'\\]{6,}+)"
+_ENV_SET = _Lazy(rf"(?:{_ENV_HEAD}|[ \t]*+ENV)[ \t]++([A-Z][A-Z0-9_]{{0,127}}+){_ENV_VALUE}")
 # the heads ``_dotenv_finder`` looks for anywhere on a line, before the name
 _ENV_COMMANDS = ("export ", "setx ", "setenv ", "set ")
 # ``_ENV_SET``'s commands (not ``ENV``) with a name in any case, read on the lowered text:
 # Windows names are case-insensitive (``setx db_password …``, ``SETX API_TOKEN …``), and csh
 # and fish users write lower-case ones too (``setenv api_token …``, ``set -gx github_token
 # …``). The name is judged upper-snaked (``_snake_upper``), by the upper-case form's rules.
-_ENV_SET_ANY = _Lazy(
-    r"(?:setx(?:[ \t]++/(?:[sup][ \t]++[^\s\"'/][^\s\"']*+|[a-z])){0,8}+|setenv|"
-    r"set((?:[ \t]++--?[a-z][a-z-]*+)++))"
-    r"[ \t]++([a-z_][a-z0-9_]{0,127}+)[ \t]++(?:\\?[\"'])?([^\s\"'\\]{6,}+)"
-)
+_ENV_SET_ANY = _Lazy(rf"(?:{_ENV_HEAD})[ \t]++([a-z_][a-z0-9_]{{0,127}}+){_ENV_VALUE}")
 # where ``_ENV_SET_ANY`` is tried: ``setx``/``setenv`` in any case, fish's ``set`` (fish is
 # case-sensitive) only before a flag
 _ENV_HEADS_ANY = ("setx", "setenv", "set -")
@@ -2007,7 +2004,7 @@ _COMMAND_REACH = 400  # characters of one command line read before a flag for it
 # --auth=<token>``): the ``-a``/``--auth`` value is the token itself, no ``user:`` before it
 _AUTH_BARE = _Lazy(r"-(?:a|-auth)(?:[ \t]++|=)(?:\\?[\"'])?([^\s\"'`\\]{1,4096}+)")
 _BEARER_TYPE = _Lazy(r"(?:-A[ \t]*+|--auth-type(?:[ \t]++|=))(?:\\?[\"'])?bearer(?![\w-])")
-_COMMAND_CUTS = ("\n", ";", "|", "&", "\\n")  # what ends a command (and its JSON escape)
+_COMMAND_CUTS = ("\n", "\r", ";", "|", "&", "\\n")  # what ends a command (and its JSON escape)
 
 
 def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
