@@ -55,6 +55,7 @@ from trace_ingest.scrub_rules import (
     MIN_SCAN,
     PII_CATEGORIES,
     TAG_RE,
+    AbsentOf,
     Rule,
     _blake2b,
     _field_kind,
@@ -101,6 +102,8 @@ class Scrubber:
     _automaton: Any = None
     _hs: Any = None
     _hs_rules: tuple[tuple[int, ...], ...] = ()
+    _hs_words: tuple[str, ...] = ()  # the keyword of each _hs_rules entry
+    _hs_every: frozenset[str] = frozenset()
 
     def __init__(
         self,
@@ -247,13 +250,14 @@ class Scrubber:
         if self._automaton is not None:
             hit.update(self._always)
             found = self._hs_hits(low) if self._hs is not None else None
-            if found is not None:
-                rules_of = self._hs_rules
-                for k in found:
-                    hit.update(rules_of[k])
-            else:
-                for _, idxs in self._automaton.iter(low):
-                    hit.update(idxs)
+            if found is None:
+                found = [k for _, k in self._automaton.iter(low)]
+            rules_of = self._hs_rules
+            for k in found:
+                hit.update(rules_of[k])
+            # the keywords not found are absent: the context finders skip their key words
+            words = self._hs_words
+            ABSENT[0] = (low, AbsentOf(self._hs_every, {words[k] for k in found}))
             return hit
         n = len(low)
         if n >= TOKEN_RUNS_FROM:

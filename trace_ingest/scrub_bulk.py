@@ -63,10 +63,13 @@ class BulkScrubber(Scrubber):
 
     def _bulk_tables(self, kw: dict[str, list[int]]) -> None:
         """The bulk prefilter engines over the keywords ``kw`` (keyword -> rule indexes)."""
-        self._automaton = keyword_automaton(self._keywords)
         # hyperscan, where its wheel exists, does both bulk passes about 8x faster still
-        # (docs/scrubbing.md, "Prefilter engine"); the automaton stays as the fallback.
+        # (docs/scrubbing.md, "Prefilter engine"); the automaton stays as the fallback. Both
+        # give a keyword's index into these tables.
+        self._hs_words = tuple(k for k, _ in self._keywords if k)
+        self._hs_every = frozenset(self._hs_words)
         self._hs_rules = tuple(idxs for k, idxs in self._keywords if k)
+        self._automaton = keyword_automaton((k, i) for i, k in enumerate(self._hs_words))
         self._hs = _hs_database([k for k, _ in self._keywords if k], single=True)
         # Bulk scrubbing of JSON values: one prefilter pass over all of a value's strings
         # (``_flagged``), over every keyword and every key hint (``_FLAG_HINTS``); only when

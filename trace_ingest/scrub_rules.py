@@ -16,7 +16,7 @@ from trace_ingest.scrub_index import OFFSETS, PREFIXES
 TYPE_CHECKING = False  # typing costs ~5 ms to import; annotations are strings here
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Container, Iterator
     from typing import Any
 
     Finder = Callable[[str, str], Iterator["Span"]]
@@ -192,7 +192,21 @@ MIN_SCAN = 6  # shorter strings cannot hold anything a rule matches
 # ``(low, absent)``: ``Scrubber._find``'s lowered string being scanned and the prefilter
 # keywords it tested absent there (``None`` between scans); a finder handed that very string
 # (``is``) skips the key words it knows are not in it rather than search it for each again
-ABSENT: list[tuple[str, set[str]] | None] = [None]
+ABSENT: list[tuple[str, Container[str]] | None] = [None]
+
+
+class AbsentOf:
+    """The keywords of ``every`` that are not in ``present``, as a container: what the bulk
+    prefilter stores in ``ABSENT`` without building a set difference per scanned string."""
+
+    __slots__ = ("every", "present")
+
+    def __init__(self, every: frozenset[str], present: set[str]) -> None:
+        self.every = every
+        self.present = present
+
+    def __contains__(self, keyword: object) -> bool:
+        return keyword in self.every and keyword not in self.present
 
 
 def bisect_right(a: list[int], x: int) -> int:
@@ -220,7 +234,7 @@ def bisect_left(a: list[int], x: int) -> int:
     return lo
 
 
-def _absent_in(low: str) -> set[str] | tuple[()]:
+def _absent_in(low: str) -> Container[str]:
     """The prefilter keywords known not to occur in ``low`` (``ABSENT``), else none."""
     seen = ABSENT[0]  # one read: another thread may store its own scan's pair meanwhile
     return seen[1] if seen is not None and seen[0] is low else ()
