@@ -21,6 +21,7 @@ from trace_ingest.scrub_rules import (
     _env_secret,
     _Lazy,
     _lower_same_length,
+    _occurrences,
     _prefixed_matches,
     prefixed_finditer,
     windowed_finditer,
@@ -358,19 +359,6 @@ _CLI_STDIN = _Lazy(
     r"echo[ \t]++" + _CLI_VALUE + r"[\"']?[ \t]*+\|[ \t]*+(?:docker|podman|nerdctl|buildah|"
     r"skopeo|helm|oras|crane)\b[^\n|;&]{0,200}?--password-stdin",
 )
-
-
-def _occurrences(subject: str, words: tuple[str, ...]) -> list[int]:
-    """Where each of ``words`` occurs in ``subject`` (overlapping ones too), ascending."""
-    found: list[int] = []
-    find = subject.find
-    for word in words:
-        i = find(word)
-        while i >= 0:
-            found.append(i)
-            i = find(word, i + 1)
-    found.sort()
-    return found
 
 
 def _cli_short_finder(text: str, low: str) -> Iterator[Span]:

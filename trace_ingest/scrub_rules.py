@@ -670,6 +670,19 @@ def _offset_starts(
     return sorted(starts)
 
 
+def _occurrences(subject: str, words: tuple[str, ...]) -> list[int]:
+    """Where each of ``words`` occurs in ``subject`` (overlapping ones too), ascending."""
+    found: list[int] = []
+    find = subject.find
+    for word in words:
+        i = find(word)
+        while i >= 0:
+            found.append(i)
+            i = find(word, i + 1)
+    found.sort()
+    return found
+
+
 def _prefixed_matches(
     rx: re.Pattern[str],
     subject: str,
@@ -682,14 +695,7 @@ def _prefixed_matches(
     sees the whole string (lookbehinds, boundaries), exactly as the search's attempt at ``i``
     does."""
     if starts is None:
-        starts = []
-        for prefix in prefixes:
-            i = subject.find(prefix)
-            while i >= 0:
-                starts.append(i)
-                i = subject.find(prefix, i + 1)
-        if len(prefixes) > 1:
-            starts.sort()
+        starts = _occurrences(subject, prefixes)
     pos = 0
     match = rx.match
     for i in starts:
