@@ -535,6 +535,8 @@ def _cli_args_finder(text: str, low: str) -> Iterator[Span]:
                 yield from _gh_set_value(text, words, m.group(1) == "variable", piped)
     if "/p" in low or "/rp" in low:
         yield from _slash_password_values(text, low)
+    if "net use" in low:
+        yield from _net_use_values(text, low)
     aws: list[int] | None = None  # where the AWS CLI's command starts, found on need
     for tool in ("configure", "htpasswd"):
         pos = 0
@@ -664,6 +666,8 @@ def _piped_value(text: str, i: int) -> Span | None:
     # the last echo or printf word before the pipe: a command's start may also be a quote
     # (``{"command": "echo …``), so the words are read from after it, not from ``lo``
     at, tool = max((text.rfind(t, lo, bar), t) for t in _PIPED_TOOLS)
+    if at < 0:
+        at, tool = _printf_before(text, lo), "printf"
     if at < 0 or (at > lo and text[at - 1] not in " \t\"'/") or text[at + len(tool)] not in " \t":
         return None  # cat file | …, op read … | …: the value is not on the line
     rest = _command_words(text, at + len(tool), 4)
@@ -680,6 +684,21 @@ def _piped_value(text: str, i: int) -> Span | None:
     if len(rest) != 1 or (tool == "printf" and "%" in text[slice(*rest[0])]):
         return None  # echo a b | …: words, not one value
     return rest[0]
+
+
+def _printf_before(text: str, lo: int) -> int:
+    """Where ``printf`` starts when the command cut at ``lo`` (``_command_start``) is inside
+    its quoted format (``printf '%s\\n' <value> |``: the ``\\n`` escape there is printf's,
+    not a JSON-escaped line break), else -1."""
+    at = text.rfind("printf", max(0, lo - _ARGS_REACH), lo)
+    if at < 0 or text[at + 6 : at + 7] not in (" ", "\t"):
+        return -1
+    fmt = _command_words(text, at + 6, 1)
+    if not fmt or _unquoted(text, fmt[0]) == fmt[0] or not fmt[0][0] < lo <= fmt[0][1]:
+        return -1  # no quoted format around the cut
+    if _command_start(text, fmt[0][0]) > at:
+        return -1  # printf is not the command's start
+    return at
 
 
 def _gh_set_value(
@@ -739,6 +758,47 @@ def _aws_set_value(text: str, words: list[Span]) -> Iterator[Span]:
     start, end = _unquoted(text, positional[2])
     if _assigned_secret(key, text[start:end]):
         yield start, end
+
+
+# Windows ``net use [<device>] [\\\\<server>\\<share>] [<password> | *] [/user:<name>] …``:
+# the positional word after the share is the password (``*`` asks for it); the switches
+# (``/user:…``, ``/persistent:no``, ``/savecred``, ``/delete``) may come before or after it.
+# A device is a drive letter, ``*`` (the next free one) or a printer port. ``net user <name>
+# <password> [/add]`` sets that account's password: its second positional word.
+_NET_DEVICE = _Lazy(r"(?:[a-z]|lpt[1-9]|com[1-9]):|\*|prn")
+
+
+def _net_use_values(text: str, low: str) -> Iterator[Span]:
+    """``net use … \\\\server\\share <password>`` and ``net user <name> <password>``: the
+    password (see above)."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    device = _NET_DEVICE()
+    pos = 0
+    while (i := subject.find("net use", pos)) >= 0:
+        pos = i + 7
+        user = subject[pos : pos + 1] == "r"
+        pos += user
+        if not _boundary_before(subject, i) or subject[pos : pos + 1] not in (" ", "\t"):
+            continue  # dotnet use, net users
+        words = _command_words(text, pos)
+        if words:
+            pos = words[-1][1]
+        share = False  # net use: the share was read; net user: the account's name was
+        for span in words:
+            start, end = _unquoted(text, span)
+            word = subject[start:end]
+            if word.startswith("/"):
+                if word in ("/delete", "/d"):
+                    break  # net use Z: /delete, net user alice /delete: no password
+                continue
+            if share:
+                if word != "*":
+                    yield from _cli_secret(text, span)
+                break
+            if user or word.startswith("\\\\"):
+                share = True
+            elif device.fullmatch(word) is None:
+                break  # not net use's arguments as documented: read nothing
 
 
 def _htpasswd_value(text: str, words: list[Span]) -> Iterator[Span]:

@@ -31,12 +31,13 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "(?:[ \\t\\r\\n]|\\\\{1,3}[nrt])*+(?:(?:\\d{1,9}+(?:[ \\t]*+(?:\\u2192|\\\\{1,3}u2192|[:|])|\\t|\\\\{1,3}t)[ \\t]*+)?(?:Proc-Type|DEK-Info|Version|Comment|Charset):[^\\r\\n\\\\]*+(?:[ \\t\\r\\n]|\\\\{1,3}[nrt])++)*+(?:(?:\\d{1,9}+(?:[ \\t]*+(?:\\u2192|\\\\{1,3}u2192|[:|])|\\t|\\\\{1,3}t)[ \\t]*+)?[A-Za-z0-9+/=]{16,}+(?:[ \\t\\r\\n]|\\\\{1,3}[nrt])*+|\\d{1,9}+(?:[ \\t]*+(?:\\u2192|\\\\{1,3}u2192|[:|])|\\t|\\\\{1,3}t)[ \\t]*+(?:[ \\t\\r\\n]|\\\\{1,3}[nrt])++)*+(?:(?:\\d{1,9}+(?:[ \\t]*+(?:\\u2192|\\\\{1,3}u2192|[:|])|\\t|\\\\{1,3}t)[ \\t]*+(?=[A-Za-z0-9+/=])|(?!\\d{1,9}+(?:[ \\t]*+(?:\\u2192|\\\\{1,3}u2192|[:|])|\\t|\\\\{1,3}t)[ \\t]*+))[A-Za-z0-9+/=]*+)?(?:(?:[ \\t\\r\\n]|\\\\{1,3}[nrt])*+\\d{1,9}+(?:[ \\t]*+(?:\\u2192|\\\\{1,3}u2192|[:|])|\\t|\\\\{1,3}t)[ \\t]*+(?=-----END))?": None,
     "(?:[ \\t]|\\\\t)++": None,
     "(?:[?&;]|\\\\u0026)(?:x-amz-|x-goog-)?signature=([a-z0-9%+/=_~-]{20,1024}+)": None,
+    "(?:[a-z]|lpt[1-9]|com[1-9]):|\\*|prn": None,
     "(?:account_?key|sharedaccesskey)(?:\\\\?[\\\"'])?[ \\t]*+(=|:|>)[ \\t]*+(?:\\\\?[\\\"'])?([a-z0-9+/]{20,}+={0,2}+)": (
         "account",
         "sharedaccesskey",
     ),
     "(?:api|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}+": ("api", "sdk"),
-    "(?:authorization|api-key|subscription-key|-token|token)(\\\\?[\\\"'])?[ \\t]*+([:=,])[ \\t]*+(?:\\\\?[\\\"'])?(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop|ssws)[ \\t]++)?([a-z0-9._~+/=@-]{8,}+)": (
+    "(?:authorization|api-key|subscription-key|-token|token)(\\\\?[\\\"'])?[ \\t]*+([:=,])[ \\t]*+(?:\\\\?[\\\"'])?(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop|ssws)(?:[ \\t]++|[ \\t]*+(?:\\\\\\r?\\n|\\\\\\\\\\\\(?:r\\\\)?n)[ \\t]*+))?([a-z0-9._~+/=@-]{8,}+)": (
         "authorization",
         "api-key",
         "subscription-key",
@@ -55,11 +56,11 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
         "eyJrIjoi",
     ),
     "(?:key-[0-9a-f]{32}+|[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}+)": None,
-    '(?:key|name)[ \\t]*+=[ \\t]*+\\\\?\\"([^\\"\\\\<>]{1,64}+)\\\\?\\"(?:[ \\t]++[\\w:.-]{1,40}+=\\\\?\\"[^\\"\\\\<>]{0,100}+\\\\?\\"){0,4}+[ \\t]*+>(?:(?:\\s|\\\\[nrt])*+<value>)?([^<]{1,512}+)</([\\w.:-]{1,64}+)>': (
+    "(?:key|name)[ \\t]*+=[ \\t]*+(?:\\\\?\\\"([^\\\"\\\\<>]{1,64}+)\\\\?\\\"|'([^'\\\\<>]{1,64}+)')(?:[ \\t]++[\\w:.-]{1,40}+=(?:\\\\?\\\"[^\\\"\\\\<>]{0,100}+\\\\?\\\"|'[^'\\\\<>]{0,100}+')){0,4}+[ \\t]*+>(?:(?:\\s|\\\\[nrt])*+<value>)?([^<]{1,512}+)</([\\w.:-]{1,64}+)>": (
         "key",
         "name",
     ),
-    '(?:key|name)[ \\t]*+=[ \\t]*+\\\\?\\"([^\\"\\\\]{1,64}+)\\\\?\\"[ \\t]++value[ \\t]*+=[ \\t]*+\\\\?\\"([^\\"\\\\]{1,512}+)\\\\?\\"': (
+    "(?:key|name)[ \\t]*+=[ \\t]*+(?:\\\\?\\\"([^\\\"\\\\]{1,64}+)\\\\?\\\"|'([^'\\\\]{1,64}+)')[ \\t]++value[ \\t]*+=[ \\t]*+(?:\\\\?\\\"([^\\\"\\\\]{1,512}+)\\\\?\\\"|'([^'\\\\]{1,512}+)')": (
         "key",
         "name",
     ),
@@ -187,7 +188,9 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "aws(?:(?<![^\\s\\\"'/]aws)|(?<=\\\\[nt]aws))(?=[ \\t])": ("aws",),
     "b_[A-Za-z0-9=_-]{44}+": None,
     "bb_live_[A-Za-z0-9_\\-]{27}+": ("bb_live_",),
-    "bearer[ \\t]++([a-z0-9._~+/=@-]{16,}+)": ("bearer",),
+    "bearer(?:[ \\t]++|[ \\t]*+(?:\\\\\\r?\\n|\\\\\\\\\\\\(?:r\\\\)?n)[ \\t]*+)([a-z0-9._~+/=@-]{16,}+)": (
+        "bearer",
+    ),
     "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%_-]*+": (
         "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",
     ),
@@ -455,6 +458,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "mongo",
         "mysql",
         "napi_",
+        "net use",
         "nf",
         "npm_",
         "nr",
@@ -542,7 +546,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "xox",
         "ya29.",
         "yandex",
-    ): "[!\\$\\-\\./4:<_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin|auth)?|a(?:\\ |=)|u(?:s)?)|\\.ag|/(?::_(?:auth|password)|p(?:\\ |:|assword:)|rp(?:\\ |:))|4b1d|:(?://|aa)|</|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:n(?:figure|tribsys(?:__com)?)|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|tpasswd|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|a(?:lt|t\\.)|bp_|dk\\-|ecret(?:\\ set|_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass|ubscription\\-key)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|riable\\ set|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
+    ): "[!\\$\\-\\./4:<_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin|auth)?|a(?:\\ |=)|u(?:s)?)|\\.ag|/(?::_(?:auth|password)|p(?:\\ |:|assword:)|rp(?:\\ |:))|4b1d|:(?://|aa)|</|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:n(?:figure|tribsys(?:__com)?)|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|tpasswd|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|et\\ use|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|a(?:lt|t\\.)|bp_|dk\\-|ecret(?:\\ set|_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass|ubscription\\-key)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|riable\\ set|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
     (
         "!",
         "$1$",
@@ -676,6 +680,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "mongo",
         "mysql",
         "napi_",
+        "net use",
         "nf",
         "npm_",
         "nr",
@@ -763,7 +768,7 @@ TRIES: dict[tuple[str, ...], str] = {
         "xox",
         "ya29.",
         "yandex",
-    ): "[!\\$\\-\\./4:<@\\\\_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin|auth)?|a(?:\\ |=)|u(?:s)?)|\\.(?:ag)?|/(?::_(?:auth|password)|home/|p(?:\\ |:|assword:)|rp(?:\\ |:)|users/)|4b1d|:(?://|aa)|</|@|\\\\users\\\\|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:n(?:figure|tribsys(?:__com)?)|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|tpasswd|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|a(?:lt|t\\.)|bp_|dk\\-|ecret(?:\\ set|_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass|ubscription\\-key)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|riable\\ set|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
+    ): "[!\\$\\-\\./4:<@\\\\_abcdefghijklmnopqrstuvwxy](?<=(?=((?:!|\\$(?:1\\$|2|5\\$|6\\$|krb5)|\\-(?:\\-(?:\\-\\-\\-begin|auth)?|a(?:\\ |=)|u(?:s)?)|\\.(?:ag)?|/(?::_(?:auth|password)|home/|p(?:\\ |:|assword:)|rp(?:\\ |:)|users/)|4b1d|:(?://|aa)|</|@|\\\\users\\\\|_(?:auth=|gitlab_session=|mmk|v1_)|a(?:3\\-|aaaaaaaaaaaaaaaaaaaaa|bsk|cc(?:ess(?:\\-|_token\\$)|ount)|i(?:o_|za)|k(?:cp|i(?:a|d))|mzn\\.mws\\.|pi(?:\\-(?:key)?|_org_)|qvn|s(?:ana|ia)|t(?:att(?:3)?|bb|ctt(?:3xffg)?|lasv1\\.)|uth|ws_secret|zdo)|b(?:b_live_|e(?:a(?:mer|rer)|drock\\-api\\-key\\-)|kua_)|c(?:cipat_|f(?:at_|k_|pat\\-|ut_)|io|lojars_|mvmd|o(?:n(?:figure|tribsys(?:__com)?)|okie)|redential)|d(?:a(?:2\\-|pi)|ckr_|iscord|nkey\\-|p\\.|t0|uffel_)|e(?:2b_|aa|yj|z)|f(?:acebook|c\\-|i(?:g(?:d_|p_)|o\\-u\\-)|lwseck|m|o1_|w_)|g(?:h|ithub_pat_|l|oc(?:ardless|spx\\-)|r1348941)|h(?:awk\\.|f_|ooks\\.slack\\.com|rku\\-|tpasswd|v)|i(?:co\\-|dentified)|jina_|k(?:_(?:live_|prod_|test_)|ey(?:tool)?)|l(?:i(?:n_api_|ve_)|ogin|sv2_|tai)|m(?:a(?:chine|ilgun|riadb)|lsn\\.|ongo|ysql)|n(?:api_|et\\ use|f|pm_|r(?:al)?|tn_)|o(?:dt_|ffice\\.com/webhook|kta|p(?:enai|s_eyj)|y2)|p(?:8e\\-|a(?:ss(?:word(?:\\-stdin)?)?|t(?:\\-|\\.)?)|hx_|k_|mak\\-|nu_|plx\\-|r(?:esharedkey|ivatekey)|scale_|u(?:bkey\\-|l\\-)|wd|x\\-|ypi\\-age)|q\\~|r(?:8_|dme_|e(?:_|dis\\-cli)|nd_|ubygems_|zp_)|s(?:\\-s4t2|a(?:lt|t\\.)|bp_|dk\\-|ecret(?:\\ set|_access|access)?|g(?:\\.|p_)|h(?:a(?:256\\~|redaccess)|ippo_|p)|i(?:b\\-|g(?:=|nature=))|k|l\\.|m_|ntry|q|shpass|ubscription\\-key)|t(?:1\\.|est_|fp_|k(?:\\-us\\-|\\.)|oken(?:\\-)?|skey\\-|vly\\-|wine)|unseal\\ key|v(?:1\\.0\\-|a(?:lue(?:=)?|riable\\ set|ult)|c)|whsec_|x(?:a(?:i\\-|pp\\-)|ox)|ya(?:29\\.|ndex))))(?s:.))",
     (
         "!",
         "$1$",
@@ -1032,6 +1037,7 @@ PREFIX_WORDS: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {
         "mongo",
         "mysql",
         "napi_",
+        "net use",
         "nf",
         "npm_",
         "nr",
@@ -1272,6 +1278,7 @@ PREFIX_WORDS: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {
         "mongo",
         "mysql",
         "napi_",
+        "net use",
         "nf",
         "npm_",
         "nr",
@@ -1586,6 +1593,7 @@ RULE_KEYS: tuple[tuple[tuple[str, ...], bool], ...] = (
             "/rp ",
             "/rp:",
             "/password:",
+            "net use",
         ),
         False,
     ),
@@ -1667,6 +1675,7 @@ KW_FULL: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("/rp ", (176,)),
     ("/rp:", (176,)),
     ("/password:", (176,)),
+    ("net use", (176,)),
     ("password", (177,)),
     ("identified", (177,)),
     ("/:_auth", (178,)),

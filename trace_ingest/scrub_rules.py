@@ -1478,16 +1478,21 @@ def _vendor_finder_rules() -> list[Rule]:
 # ----------------------------------------------------------------------------- grammar finders
 
 
+# between a scheme and its credential: blanks, or a shell line continuation (``Bearer \``,
+# then the token on the next line: the shell joins the two, inside double quotes too), also
+# as JSON text writes it (``\\\n``)
+_SCHEME_GAP = r"(?:[ \t]++|[ \t]*+(?:\\\r?\n|\\\\\\(?:r\\)?n)[ \t]*+)"
 # ``,``: a quoted header name and value in a call, ``headers.put("X-Api-Key", "…")``,
 # ``setRequestHeader("Authorization", "Basic …")``; ``subscription-key``: Azure API
 # Management's ``Ocp-Apim-Subscription-Key`` header (and its ``subscription-key=`` query
 # parameter), whose value is the subscription's key, 32 hex digits
 _AUTH_AT = _Lazy(
     r"(?:authorization|api-key|subscription-key|-token|token)(\\?[\"'])?[ \t]*+([:=,])[ \t]*+"
-    r"(?:\\?[\"'])?(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop|ssws)[ \t]++)?"
-    r"([a-z0-9._~+/=@-]{8,}+)"
+    r"(?:\\?[\"'])?(?:(?:bearer|basic|token|bot|api-token|apikey|sso-key|dpop|ssws)"
+    + _SCHEME_GAP
+    + r")?([a-z0-9._~+/=@-]{8,}+)"
 )
-_BEARER_AT = _Lazy(r"bearer[ \t]++([a-z0-9._~+/=@-]{16,}+)")
+_BEARER_AT = _Lazy(r"bearer" + _SCHEME_GAP + r"([a-z0-9._~+/=@-]{16,}+)")
 # C# ``new AuthenticationHeaderValue("Bearer", "…")``: the scheme, then the credential
 _HEADER_VALUE_AT = _Lazy(
     r"headervalue[ \t]*+\([ \t]*+\\?[\"'](?:bearer|basic|token|bot|apikey|dpop)\\?[\"']"
@@ -1809,13 +1814,14 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
 # Relic's ``license_key`` (40 hex digits, newrelic.yml), and Azure's 32-hex keys under the
 # names its own quickstarts use: API Management's and Cognitive Services' ``subscription_key``
 # (the ``Ocp-Apim-Subscription-Key`` header's value), ``SPEECH_KEY``, ``LANGUAGE_KEY``,
-# ``VISION_KEY``, ``TRANSLATOR_KEY``: under these names hex is the key, where under a bare or
+# ``VISION_KEY``, ``TRANSLATOR_KEY``, and the resource's own ``COGNITIVE_SERVICES_KEY`` /
+# ``AI_SERVICES_KEY``: under these names hex is the key, where under a bare or
 # other ``key`` (``cache_key``, ``object_key``) it is a digest or an id far more often, and
 # kept (``_weak_ok``)
 _KEY_MATERIAL = (
     "encryption", "encrypt", "decryption", "decrypt", "signing", "master", "hmac", "cipher",
     "aes", "wrapping", "license", "licence", "subscription", "cognitive", "speech", "language",
-    "vision", "translator",
+    "vision", "translator", "services",
 )  # fmt: skip
 _KEY_MATERIAL_REACH = 16  # characters before ``key``: the longest word and a separator
 
@@ -2185,18 +2191,21 @@ def _cli_finder(text: str, low: str) -> Iterator[Span]:
 
 
 _XML_CLOSE = _Lazy(r"</([A-Za-z_][\w.:-]{0,60}+)>")
+# an attribute's value in double quotes (``\\"`` inside JSON) or in single quotes, which XML
+# allows as well (``<add key='ApiKey' value='…'/>``): name in group 1 or 2, value in 3 or 4
 _XML_ATTR = _Lazy(
-    r"(?:key|name)[ \t]*+=[ \t]*+\\?\"([^\"\\]{1,64}+)\\?\"[ \t]++value[ \t]*+=[ \t]*+"
-    r"\\?\"([^\"\\]{1,512}+)\\?\""
+    r"(?:key|name)[ \t]*+=[ \t]*+(?:\\?\"([^\"\\]{1,64}+)\\?\"|'([^'\\]{1,64}+)')"
+    r"[ \t]++value[ \t]*+=[ \t]*+(?:\\?\"([^\"\\]{1,512}+)\\?\"|'([^'\\]{1,512}+)')"
 )
 # Spring's ``<property name="apiKey">…</property>`` (also ``<value>…</value>`` inside), .NET
 # settings' ``<setting name="ApiKey" serializeAs="String"><value>…</value>``, Ant's
 # ``<property name="…">``, ``<param name="password">…</param>``: the name in an attribute
-# (up to 4 more after it), the secret in the element's text
+# (up to 4 more after it), the secret in the element's text. The name is in group 1 or 2
+# (double or single quotes), the text in 3, the closing tag's name in 4.
 _XML_NAMED = _Lazy(
-    r"(?:key|name)[ \t]*+=[ \t]*+\\?\"([^\"\\<>]{1,64}+)\\?\""
-    r"(?:[ \t]++[\w:.-]{1,40}+=\\?\"[^\"\\<>]{0,100}+\\?\"){0,4}+[ \t]*+>"
-    r"(?:(?:\s|\\[nrt])*+<value>)?([^<]{1,512}+)</([\w.:-]{1,64}+)>"
+    r"(?:key|name)[ \t]*+=[ \t]*+(?:\\?\"([^\"\\<>]{1,64}+)\\?\"|'([^'\\<>]{1,64}+)')"
+    r"(?:[ \t]++[\w:.-]{1,40}+=(?:\\?\"[^\"\\<>]{0,100}+\\?\"|'[^'\\<>]{0,100}+')){0,4}+"
+    r"[ \t]*+>(?:(?:\s|\\[nrt])*+<value>)?([^<]{1,512}+)</([\w.:-]{1,64}+)>"
 )
 _XML_BLANK = " \t\r\n"
 _XML_WINDOW = 4096
@@ -2233,11 +2242,12 @@ def _xml_finder(text: str, low: str) -> Iterator[Span]:
                 yield start, start + len(value)
     if "value" in low:
         for m in prefixed_finditer(_XML_ATTR, text):
-            if _field_kind(m.group(1)) != 2:
+            name = m.group(1) or m.group(2)
+            if _field_kind(name) != 2:
                 continue
-            value = m.group(2)
-            if _xml_secret(m.group(1), value):
-                yield m.span(2)
+            at = 3 if m.group(3) is not None else 4
+            if _xml_secret(name, m.group(at)):
+                yield m.span(at)
     if "</" in text:
         yield from _xml_named_text(text)
 
@@ -2249,16 +2259,16 @@ def _xml_named_text(text: str) -> Iterator[Span]:
     from trace_ingest.scrub_rules import _field_kind  # defined below; resolved at call time
 
     for m in prefixed_finditer(_XML_NAMED, text):
-        name = m.group(1)
+        name = m.group(1) or m.group(2)
         if _field_kind(name) != 2:
             continue
         lt = text.rfind("<", max(0, m.start() - 256), m.start())
         if lt < 0 or ">" in text[lt : m.start()]:
             continue  # not an attribute of the tag that opens this text
         tag = text[lt + 1 : m.start()].split(None, 1)[0] if lt + 1 < m.start() else ""
-        if m.group(3) not in (tag, "value"):
+        if m.group(4) not in (tag, "value"):
             continue
-        start, end = m.span(2)
+        start, end = m.span(3)
         while start < end and (text[start] in _XML_BLANK or text.startswith(_ESCAPES, start)):
             start += 1 if text[start] in _XML_BLANK else 2
         while end > start and (text[end - 1] in _XML_BLANK or text.endswith(_ESCAPES, 0, end)):
@@ -2549,10 +2559,11 @@ _CLI_TOOLS = (
     "password-stdin",
 )  # fmt: skip
 
-# the keywords of ``scrub_finders._cli_args_finder``: the commands whose arguments it reads,
-# and the Windows password flags (``/p <password>`` after ``/u <user>``: ``_SLASH_PASSWORDS``)
+# the keywords of ``scrub_finders._cli_args_finder``: the commands whose arguments it reads
+# (Windows ``net use`` among them), and the Windows password flags (``/p <password>``
+# after ``/u <user>``: ``_SLASH_PASSWORDS``)
 _CLI_ARG_TOOLS = ("secret set", "variable set", "configure", "htpasswd", "/p ", "/p:", "/rp ",
-                  "/rp:", "/password:")  # fmt: skip
+                  "/rp:", "/password:", "net use")  # fmt: skip
 
 _CONN = _Lazy(r"(?:password|pwd)[ \t]*+=[ \t]*+([^;\s\"'&,(){}<>\[\]]{4,}+)")
 

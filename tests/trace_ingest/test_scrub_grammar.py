@@ -108,6 +108,16 @@ def test_auth_header_grammar(scrubber: Scrubber) -> None:
     at = r(A62, 12) + "@" + r(A62, 12)
     gone(scrubber, f"Authorization: Token {at}", at)
     kept(scrubber, "Bearer token authentication is described in RFC 6750.")
+    # a shell line continuation between the scheme and the token (the shell joins the lines),
+    # also as JSON text writes it
+    for text in (
+        f'curl -H "Authorization: Bearer \\\n  {tok}" https://api.example.com',
+        f"curl -H 'Authorization: token \\\r\n{tok}' https://api.example.com",
+        json.dumps({"command": f'curl -H "Authorization: Bearer \\\n  {tok}" x'}),
+        f"Bearer \\\n    {tok}",
+    ):
+        gone(scrubber, text, tok)
+    kept(scrubber, "The Bearer \\\nscheme is described in RFC 6750.")
     kept(scrubber, '"NextToken": "done"')
     kept(scrubber, "headers = {'Authorization': v4auth_header}")
 
@@ -269,8 +279,13 @@ def test_xml_elements_and_attributes(scrubber: Scrubber) -> None:
         f"<password>{tok}</password>",
         f'<add key="ClearTextPassword" value="{tok}" />',
         f'<entry name="serviceToken" value="{tok}"/>',
+        # XML allows single quotes around attribute values as well
+        f"<add key='ApiKey' value='{tok}' />",
+        f"<setting name=\"password\" value='{tok}'/>",
     ):
         gone(scrubber, text, tok)
+    kept(scrubber, "<add key='ApiKey' value='${API_KEY}' />")
+    kept(scrubber, f"<add key='Theme' value='{tok}' />")
     kept(scrubber, "<key>CFBundleName</key><string>Trail</string>")
     kept(scrubber, f"<tokenType>Bearer</tokenType><id>{r(HEX, 32)}</id>")
 
@@ -924,7 +939,8 @@ def test_azure_keys_under_their_service_names(scrubber: Scrubber, tmp_path: Any)
     under an id, a hash or another key name is kept."""
     for name in ("subscription_key", "subscriptionKey", "SUBSCRIPTION_KEY", "speech_key",
                  "SPEECH_KEY", "vision_key", "language_key", "translator_key",
-                 "cognitive_key", "apimSubscriptionKey"):  # fmt: skip
+                 "cognitive_key", "apimSubscriptionKey", "cognitive_services_key",
+                 "AZURE_AI_SERVICES_KEY"):  # fmt: skip
         key = r(HEX, 32)
         for text in (f'{name} = "{key}"', f'"{name}": "{key}"', f"{name}: {key}"):
             assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, key), key)
@@ -977,6 +993,8 @@ def test_xml_element_text_under_a_name_attribute(scrubber: Scrubber, tmp_path: A
         f'<param name="password">  {tok}  </param>',
         f'<constructor-arg name="clientSecret" >{tok}</constructor-arg>',
         f'<setting name="ApiKey" serializeAs="String">\n  <value>{tok}</value>\n</setting>',
+        f"<property name='apiKey'>{tok}</property>",  # single-quoted attributes too
+        f"<setting name='ApiKey' serializeAs='String'><value>{tok}</value></setting>",
     ):
         assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, tok), tok)
     for text in (
@@ -1107,6 +1125,15 @@ def _hook_payload_loses(tmp_path: Any, scrubber: Scrubber, command: str, secret:
     text = orjson_exact.dumps(body)
     bulk = load_scrubber(str(tmp_path / "home"), bulk=True)
     assert text is not None and bulk.scrub_event(body, text) == want
+
+
+def _command_loses(tmp_path: Any, scrubber: Scrubber, command: str, secret: str) -> None:
+    """``command`` loses ``secret`` and nothing else, as text, inside a hook payload (both
+    paths: ``_hook_payload_loses``) and as a JSON string."""
+    out = gone(scrubber, command, secret)
+    assert only_the_secret(command, out, secret), out
+    _hook_payload_loses(tmp_path, scrubber, command, secret)
+    gone(scrubber, json.dumps({"command": command}), secret)
 
 
 def test_setx_setenv_and_fish_set_assign_with_a_space(tmp_path: Any, scrubber: Scrubber) -> None:
@@ -1255,8 +1282,8 @@ def test_gh_secret_set_body_and_gh_variable_set(tmp_path: Any, scrubber: Scrubbe
 def test_echo_or_printf_piped_into_gh_secret_set(tmp_path: Any, scrubber: Scrubber) -> None:
     """``echo <v> | gh secret set NAME`` and ``printf '%s' <v> | gh secret set NAME``: gh
     reads the value from its stdin, so the one word echoed on the same line is the secret
-    (``gh variable set``: when the name says so). A variable, a file, words, ``cat`` and
-    ``||`` stay."""
+    (``gh variable set``: when the name says so), also after a format holding ``\\n``. A
+    variable, a file, words, ``cat`` and ``||`` stay."""
     tok = r(A62, 32)
     for text in (
         f"echo {tok} | gh secret set API_TOKEN",
@@ -1266,16 +1293,18 @@ def test_echo_or_printf_piped_into_gh_secret_set(tmp_path: Any, scrubber: Scrubb
         f"printf {tok} | gh secret set API_TOKEN",
         f"cd app && /bin/echo '{tok}' |gh secret set NPM_TOKEN",
         f"echo {tok} | gh variable set API_TOKEN",
+        # a format's \n escape is printf's, not a JSON-escaped line break
+        f"printf '%s\\n' {tok} | gh secret set API_TOKEN",
+        f'cd app && printf "%s\\n" "{tok}" | gh secret set API_TOKEN --repo octo/app',
     ):
-        out = gone(scrubber, text, tok)
-        assert only_the_secret(text, out, tok), out
-        _hook_payload_loses(tmp_path, scrubber, text, tok)
-        gone(scrubber, json.dumps({"command": text}), tok)
+        _command_loses(tmp_path, scrubber, text, tok)
     for text in (
         "echo $TOKEN | gh secret set API_TOKEN",
         'echo "${API_TOKEN}" | gh secret set API_TOKEN',
         "gh secret set API_TOKEN < file.txt",
         "cat token.txt | gh secret set API_TOKEN",
+        "printf 'a\\n' && cat token.txt | gh secret set API_TOKEN",
+        "printf '%d\\n' 123456789012 | gh secret set API_TOKEN",
         "echo <token> | gh secret set API_TOKEN",
         f"echo {r(A62, 8)} {tok} | gh secret set API_TOKEN",  # words, not one value
         f"printf '%d' {r(HEX, 8)} | gh secret set COUNT",
@@ -1300,10 +1329,7 @@ def test_windows_remote_password_after_a_user_flag(tmp_path: Any, scrubber: Scru
         f"wmic /node:srv /user:admin /password:{p} process list brief",
         f"cd c:\\ops && schtasks /query /s srv /u:admin /p {p}",
     ):
-        out = gone(scrubber, text, p)
-        assert only_the_secret(text, out, p), out
-        _hook_payload_loses(tmp_path, scrubber, text, p)
-        gone(scrubber, json.dumps({"command": text}), p)
+        _command_loses(tmp_path, scrubber, text, p)
     tok = r(A62, 32)  # the variable setx sets remotely goes too, by its name
     out = gone(scrubber, f"setx /s srv /u adm /p {p} API_TOKEN {tok} /m", tok)
     assert p not in out and out.startswith("setx /s srv /u adm /p [REDACTED:"), out
@@ -1317,6 +1343,35 @@ def test_windows_remote_password_after_a_user_flag(tmp_path: Any, scrubber: Scru
         f"robocopy src dst /mir && msiexec /p {p}.msp",
         f"cat /p {p}",
         "wmic /user:admin /password:<password> process list",
+    ):
+        kept(scrubber, text)
+
+
+def test_net_use_password_after_the_share(tmp_path: Any, scrubber: Scrubber) -> None:
+    """Windows ``net use [<device>] \\\\<server>\\<share> <password> /user:<name>``: the
+    positional word after the share is the password, before or after the switches, in any
+    case; also ``net user <name> <password>``, which sets that account's password. ``*`` (it
+    asks), a variable and ``/delete`` stay."""
+    p = pw()
+    for text in (
+        f"net use Z: \\\\fs01\\projects {p} /user:CORP\\alice",
+        f"NET USE \\\\fs01\\ipc$ /user:alice {p}",
+        f'net use * \\\\fs01\\share "{p}" /persistent:no && dir Z:',
+        f"cd c:\\ops && net use lpt1: \\\\printsrv\\hp /user:svc {p}",
+        f"net user deploy {p} /add /domain",
+        f"NET USER /domain deploy {p}",
+    ):
+        _command_loses(tmp_path, scrubber, text, p)
+    for text in (
+        "net use Z: \\\\fs01\\projects * /user:alice",
+        "net use Z: \\\\fs01\\projects %SHARE_PASSWORD% /user:alice",
+        "net use Z: /delete",
+        "net use Z: \\\\fs01\\projects /persistent:yes",
+        "net user deploy * /add",
+        "net user deploy /active:no",
+        "net users",
+        f"dotnet use \\\\fs01\\projects {p}",
+        "run `net use` to list the connections",
     ):
         kept(scrubber, text)
 
