@@ -151,6 +151,8 @@ class Scrubber:
         self._kw_token_set = frozenset(k for k, _ in self._kw_token)
         self._words: Any = None  # _long_words' automaton: None not built yet, False missing
         self._long_seen = 0
+        self._hs_long: Any = None  # _long_db's database: None not built yet, False missing
+        self._hs_seen = 0
         self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
 
     @property
@@ -261,11 +263,16 @@ class Scrubber:
             return hit
         n = len(low)
         if n >= TOKEN_RUNS_FROM:
-            words = self._long_words(n)
-            if words is not None:
-                # one Aho-Corasick pass finds every keyword present (docs/scrubbing.md,
-                # "Prefilter engine"); the rest are absent, which the finders use
+            present = None
+            long_db = self._long_db(n)
+            if long_db is not None:
+                present = self._hs_present(long_db, low)
+            if present is None and (words := self._long_words(n)) is not None:
                 present = self._present(words, low)
+            if present is not None:
+                # one hyperscan or Aho-Corasick pass finds every keyword present
+                # (docs/scrubbing.md, "Prefilter engine"); the rest are absent, which the
+                # finders use
                 rules = self._kw_rules
                 hit.update(self._always)
                 for kw in present:
@@ -324,6 +331,60 @@ class Scrubber:
                     continue
             present.add(k)
         return present
+
+    def _hs_present(self, long_db: tuple[Any, tuple[str, ...]], low: str) -> set[str] | None:
+        """``_present``'s answer from one hyperscan scan (``_long_db``), or None when it could
+        not scan (its scratch in use by another thread): then the automaton runs. Each
+        keyword is reported once, at its first occurrence; a token-only keyword whose first
+        occurrence lies outside every token run is looked for again further on."""
+        db, words = long_db
+        firsts: list[tuple[int, int]] = []
+        # one "?" per non-ASCII character: byte offsets are character offsets (no keyword is
+        # non-ASCII or holds "?", else ``_long_db`` is not built)
+        data = low.encode("ascii", "replace")
+        try:
+            db.scan(data, match_event_handler=lambda k, a, b, f, c: firsts.append((k, b)))
+        except Exception:
+            return None
+        present: set[str] = set()
+        token_only = self._kw_token_set
+        probe = b""
+        plain = True
+        for k, end in firsts:
+            kw = words[k]
+            if kw in token_only:
+                if not probe:
+                    probe = data.translate(_TOKEN_TABLE)
+                    plain = low.isascii()
+                i = end - len(kw)
+                while i >= 0 and not _in_token_run(low, probe, i, i + len(kw), plain):
+                    i = low.find(kw, i + 1)
+                if i < 0:
+                    continue
+            present.add(kw)
+        return present
+
+    def _long_db(self, n: int) -> tuple[Any, tuple[str, ...]] | None:
+        """A hyperscan database over the keywords (with the keyword of each id), once this
+        process has scanned ``HYPERSCAN_FROM`` characters of long text: a long-lived
+        process (``trail collect``, a test run), never one ordinary hook call. Its import
+        and compile (~15 ms) then cost less than the Aho-Corasick passes it replaces (a
+        10 KB string: ~140 µs against ~8). None before that, where hyperscan is missing
+        (the automaton runs, same keywords), and when a keyword is not ASCII or holds
+        ``?`` (a configured pattern's)."""
+        built = self._hs_long
+        if built is None:
+            self._hs_seen += n
+            if self._hs_seen < HYPERSCAN_FROM:
+                return None
+            words = tuple(self._kw_rules)
+            db = None
+            if all(k.isascii() and "?" not in k for k in words):
+                from trace_ingest.scrub_bulk import _hs_database
+
+                db = _hs_database(list(words), single=True)
+            built = self._hs_long = (db, words) if db is not None else False
+        return built or None
 
     def _long_words(self, n: int) -> Any:
         """The hook's keyword automaton (pyahocorasick, each keyword its own value), once
@@ -606,6 +667,10 @@ TOKEN_RUNS_FROM = 2048  # shorter strings are tested whole: the run pass would c
 # long text scanned before the hook builds its keyword automaton (``_long_words``): about
 # where one Aho-Corasick pass has saved its import and build over the ``in`` tests
 AUTOMATON_FROM = 8192
+# long text scanned before a process loads hyperscan for it (``_long_db``): far beyond one hook
+# call (its fields are bounded at 64 Ki characters), where the import and compile (~15 ms)
+# have paid for themselves over the automaton passes they replace
+HYPERSCAN_FROM = 2_000_000
 _TRIE_CHUNK = 1 << 16  # characters per findall of a keyword trie (bounds its match list)
 # what re.escape escapes (the hook builds patterns without importing re)
 _RX_SPECIAL = frozenset("()[]{}?*+-|^$\\.&~# \t\n\r\v\f")

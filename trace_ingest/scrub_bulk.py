@@ -12,6 +12,8 @@ docs/scrubbing.md, "Prefilter engine" and "Whole-value prefilter". It finds exac
 
 The hook never imports this module: its code is ~40% of the scrubber's, and a fresh hook
 process pays for every byte of code it loads (docs/scrubbing.md, "What a hook call pays").
+A long-lived hook scrubber (``trail collect``) takes ``_hs_database`` from it once it has
+scanned ``scrub.HYPERSCAN_FROM`` characters of long strings (``Scrubber._long_db``).
 """
 
 from __future__ import annotations

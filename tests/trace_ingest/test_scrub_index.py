@@ -247,7 +247,15 @@ def _texts(rng: random.Random, words: list[str]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("engine", ["automaton", "in-and-tries"])
+def _long_engine(monkeypatch: Any, engine: str) -> None:
+    """Make long strings go through ``engine`` from the first one on: hyperscan
+    (``_long_db``), the keyword automaton (``_long_words``) or the ``in`` tests and tries."""
+    never = 1 << 62
+    monkeypatch.setattr(scrub, "HYPERSCAN_FROM", 0 if engine == "hyperscan" else never)
+    monkeypatch.setattr(scrub, "AUTOMATON_FROM", 0 if engine == "automaton" else never)
+
+
+@pytest.mark.parametrize("engine", ["hyperscan", "automaton", "in-and-tries"])
 @pytest.mark.parametrize("config", ["builtin", "pii", "extra"])
 def test_the_hook_runs_the_rules_the_in_loop_chose(
     tmp_path: Any, monkeypatch: Any, config: str, engine: str
@@ -255,8 +263,9 @@ def test_the_hook_runs_the_rules_the_in_loop_chose(
     """Property: on short and long text, ASCII or not, keywords glued, overlapping, in upper
     case or inside token runs, the hook's prefilter picks exactly the rules of the keywords
     that occur (the per-keyword ``in`` loop's choice), whether long text goes through the
-    keyword automaton (``_long_words``, from the first long string on) or never does."""
-    monkeypatch.setattr(scrub, "AUTOMATON_FROM", 0 if engine == "automaton" else 1 << 62)
+    keyword automaton (``_long_words``, from the first long string on), through hyperscan
+    (``_long_db``) or through neither."""
+    _long_engine(monkeypatch, engine)
     home = str(tmp_path / "home")
     section: dict[str, Any] = {}
     if config == "pii":
@@ -276,15 +285,15 @@ def test_the_hook_runs_the_rules_the_in_loop_chose(
         assert got == want, (text[:80], sorted(s.rules[i].id for i in got ^ want))
 
 
-@pytest.mark.parametrize("engine", ["automaton", "in-and-tries"])
+@pytest.mark.parametrize("engine", ["hyperscan", "automaton", "in-and-tries"])
 def test_the_finders_skip_only_key_words_that_are_absent(
     tmp_path: Any, monkeypatch: Any, engine: str
 ) -> None:
     """The generic-assignment and dotenv finders skip the key words ``_find`` tested absent
     in a long string (``scrub_rules.ABSENT``): with some of their words present, in either
     case, the spans are those of the finders searching for every word, whichever pass
-    (the keyword automaton or the ``in`` tests) found the keywords."""
-    monkeypatch.setattr(scrub, "AUTOMATON_FROM", 0 if engine == "automaton" else 1 << 62)
+    (hyperscan, the keyword automaton or the ``in`` tests) found the keywords."""
+    _long_engine(monkeypatch, engine)
     s = load_scrubber(str(tmp_path / "home"))
     rng = random.Random("absent")
     heads = [
@@ -341,6 +350,26 @@ def test_the_hook_builds_its_keyword_automaton_only_past_its_threshold(tmp_path:
     assert s._words, "the automaton was not built past the threshold"
     assert [r for *_, r in before] == [r for *_, r in after] == ["github-token"]
     assert s.find(short) == before  # the same spans through the automaton
+
+
+def test_a_long_lived_scrubber_takes_hyperscan_past_its_threshold(tmp_path: Any) -> None:
+    """One hook call's worth of long text never loads hyperscan (its import and compile cost
+    more than they save there); once a process has scanned ``HYPERSCAN_FROM`` characters of
+    long text (the collector, over many calls) it is built and finds the same secrets, a
+    token-only keyword counting only inside a token run, as before."""
+    s = load_scrubber(str(tmp_path / "home"))
+    filler = "npm WARN deprecated left-pad@1.0.0 ghp_x\n"  # ghp_: token-only, outside a run
+    secret = "GH_TOKEN=ghp_" + "Ab3dE" * 7 + "x\n"
+    text = filler * (64 * 1024 // len(filler)) + secret
+    before = s.find(text)
+    assert s._hs_long is None
+    while s._hs_long is None:
+        assert s.find(text) == before
+    assert s._hs_long, "hyperscan was not loaded past the threshold"
+    assert s._hs_seen >= scrub.HYPERSCAN_FROM
+    assert [r for *_, r in before] == ["github-token"]
+    assert s.find(text) == before
+    assert s.find(filler * 100) == []  # ghp_ outside every token run: no token rule runs
 
 
 def test_without_pyahocorasick_the_hook_keeps_the_in_tests(tmp_path: Any, monkeypatch: Any) -> None:
