@@ -1943,8 +1943,12 @@ def _setter_value(text: str, pos: int) -> Span | None:
     otherwise None (``setToken(token)``, ``setSecret("name", value)``: nothing to redact)."""
     n = len(text)
     span: Span | None = None
-    for _ in range(_SETTER_ARGS):
-        pos = _skip_blanks(text, pos)
+    for k in range(_SETTER_ARGS + 1):
+        pos = _skip_call_blanks(text, pos)
+        if k and span is not None and text.startswith(")", pos):
+            return span  # a trailing comma after the last argument (Prettier's, black's)
+        if k == _SETTER_ARGS:
+            return None
         quote = text[pos : pos + 1]
         if quote == "\\":
             quote = text[pos : pos + 2] if text[pos + 1 : pos + 2] in ("'", '"') else ""
@@ -1961,13 +1965,25 @@ def _setter_value(text: str, pos: int) -> Span | None:
             if name is None:
                 return None
             span, pos = None, name.end()
-        pos = _skip_blanks(text, pos)
+        pos = _skip_call_blanks(text, pos)
         if text.startswith(")", pos):
             return span
         if not text.startswith(",", pos):
             return None
         pos += 1
-    return None
+    return None  # pragma: no cover - the loop returns
+
+
+# between a call's arguments: blanks and line breaks (a formatter puts a long argument on a
+# line of its own: ``client.setApiKey(\n    "…"\n);``), also JSON-escaped
+_CALL_BLANKS = _Lazy(r"(?:[ \t\r\n]|\\[nrt])*+")
+
+
+def _skip_call_blanks(text: str, pos: int) -> int:
+    """The first position at or after ``pos`` that is not a blank or a line break, real or
+    JSON-escaped (``_CALL_BLANKS``)."""
+    m = _CALL_BLANKS().match(text, pos)
+    return m.end() if m is not None else pos
 
 
 def _skip_blanks(text: str, pos: int) -> int:

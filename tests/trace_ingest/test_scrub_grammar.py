@@ -907,8 +907,9 @@ def test_setter_calls_named_after_a_secret(scrubber: Scrubber, tmp_path: Any) ->
 def test_setter_calls_whose_last_argument_is_the_value(scrubber: Scrubber, tmp_path: Any) -> None:
     """A secret store's ``setSecret("name", "…")``, ``setCredentials("user", "…")`` and Python
     keyring's ``set_password(service, user, "…")``: the last of two or three arguments is the
-    value when it is a literal (the others, names or literals, stay); a value in a variable,
-    a placeholder, a getter's arguments and longer calls are kept."""
+    value when it is a literal (the others, names or literals, stay), also with the arguments
+    on lines of their own and a trailing comma; a value in a variable, a placeholder, a
+    getter's arguments and longer calls are kept."""
     tok = _mixed(RNG, A62, 26)
     for text in (
         f'vault.setSecret("db-password", "{tok}");',
@@ -917,6 +918,11 @@ def test_setter_calls_whose_last_argument_is_the_value(scrubber: Scrubber, tmp_p
         f'keyring.set_password(SERVICE, username, "{tok}")',
         f"store.set_secret('stripe', '{tok}')",
         f'cfg.withToken( "github" , "{tok}" )',
+        # a formatter's layout: each argument on its own line, a trailing comma
+        f'client.setApiKey(\n    "{tok}"\n);',
+        f'keyring.set_password(\n    "system",\n    "alice",\n    "{tok}",\n)',
+        f'vault.setSecret(\r\n\t"db-password",\r\n\t"{tok}",\r\n)',
+        f'cfg.setToken("{tok}",)',
     ):
         assert only_the_secret(text, gone_everywhere(scrubber, tmp_path, text, tok), tok)
     for text in (
@@ -928,6 +934,8 @@ def test_setter_calls_whose_last_argument_is_the_value(scrubber: Scrubber, tmp_p
         f'setSecret("a", "b", "c", "{tok}")',  # four arguments: not a setter's shape
         f'setSecret("name", "{tok}" + suffix)',
         f'setTimeout(1000, "{tok}")',
+        f'setSecret(\n    "a",\n    "b",\n    "c",\n    "{tok}",\n)',  # four, one a line
+        f'vault.setSecret(\n    "{tok}",\n    secretValue,\n)',
     ):
         kept(scrubber, text)
 
