@@ -1177,7 +1177,7 @@ def render(r: dict[str, Any]) -> str:
         f"call in a fresh scrubber {t['first_call_ms']:.2f} ms (lazy compiles + key load); "
         f"{t['redactions']} redactions for {t['secrets']} planted secrets "
         f"(+1 URL password, which is not counted as planted). The first row times the "
-        f"first {r.get('runs', 50)} calls of a new scrubber (the hook's engines: "
+        f"first {r['runs']} calls of a new scrubber (the hook's engines: "
         "pyahocorasick for long strings); the long-lived row times the same scrubber once it "
         "has scanned `HYPERSCAN_FROM` characters of long strings and moved them to hyperscan, "
         'as `trail collect` does (docs/scrubbing.md, "A long-lived scrubber\'s hyperscan").',
@@ -1416,9 +1416,9 @@ def main() -> int:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         "adv_kb": adv_kb,
         "hook_runs": hook_runs,
+        "runs": runs,
         "load": os.getloadavg()[0],
     }
-    r["runs"] = runs
     r["typical"] = bench_typical(home, runs)
     r["adversarial"] = bench_adversarial(home, adv_kb * 1024)
     r["false_alarms"] = bench_false_alarms(

@@ -150,9 +150,8 @@ class Scrubber:
         self._tries: tuple[_Lazy, _Lazy, dict[str, tuple[str, ...]]] | None = None
         self._kw_token_set = frozenset(k for k, _ in self._kw_token)
         self._words: Any = None  # _long_words' automaton: None not built yet, False missing
-        self._long_seen = 0
+        self._long_seen = 0  # characters of long strings (TOKEN_RUNS_FROM+) scanned so far
         self._hs_long: Any = None  # _long_db's database: None not built yet, False missing
-        self._hs_seen = 0
         self._kinds: dict[str, int] = {}  # _field_kind by key (keys repeat from event to event)
 
     @property
@@ -263,11 +262,12 @@ class Scrubber:
             return hit
         n = len(low)
         if n >= TOKEN_RUNS_FROM:
+            self._long_seen += n  # what the long-text engines' thresholds count
             present = None
-            long_db = self._long_db(n)
+            long_db = self._long_db()
             if long_db is not None:
                 present = self._hs_present(long_db, low)
-            if present is None and (words := self._long_words(n)) is not None:
+            if present is None and (words := self._long_words()) is not None:
                 present = self._present(words, low)
             if present is not None:
                 # one hyperscan or Aho-Corasick pass finds every keyword present
@@ -364,7 +364,7 @@ class Scrubber:
             present.add(kw)
         return present
 
-    def _long_db(self, n: int) -> tuple[Any, tuple[str, ...]] | None:
+    def _long_db(self) -> tuple[Any, tuple[str, ...]] | None:
         """A hyperscan database over the keywords (with the keyword of each id), once this
         process has scanned ``HYPERSCAN_FROM`` characters of long text: a long-lived
         process (``trail collect``, a test run), never one ordinary hook call. Its import
@@ -374,8 +374,7 @@ class Scrubber:
         ``?`` (a configured pattern's)."""
         built = self._hs_long
         if built is None:
-            self._hs_seen += n
-            if self._hs_seen < HYPERSCAN_FROM:
+            if self._long_seen < HYPERSCAN_FROM:
                 return None
             words = tuple(self._kw_rules)
             db = None
@@ -386,14 +385,13 @@ class Scrubber:
             built = self._hs_long = (db, words) if db is not None else False
         return built or None
 
-    def _long_words(self, n: int) -> Any:
+    def _long_words(self) -> Any:
         """The hook's keyword automaton (pyahocorasick, each keyword its own value), once
         the long text scanned in this process reaches ``AUTOMATON_FROM`` characters: its
         import and build (~0.5 ms) then cost less than the ``in`` tests they replace. None
         before that, and where the package is missing (the ``in`` tests give the same)."""
         words = self._words
         if words is None:
-            self._long_seen += n
             if self._long_seen < AUTOMATON_FROM:
                 return None
             words = self._words = keyword_automaton((k, k) for k in self._kw_rules) or False

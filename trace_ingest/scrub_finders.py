@@ -691,9 +691,10 @@ def _printf_before(text: str, lo: int) -> int:
     its quoted format (``printf '%s\\n' <value> |``: the ``\\n`` escape there is printf's,
     not a JSON-escaped line break), else -1."""
     at = text.rfind("printf", max(0, lo - _ARGS_REACH), lo)
-    if at < 0 or text[at + 6 : at + 7] not in (" ", "\t"):
+    after = at + len("printf")
+    if at < 0 or text[after : after + 1] not in (" ", "\t"):
         return -1
-    fmt = _command_words(text, at + 6, 1)
+    fmt = _command_words(text, after, 1)
     if not fmt or _unquoted(text, fmt[0]) == fmt[0] or not fmt[0][0] < lo <= fmt[0][1]:
         return -1  # no quoted format around the cut
     if _command_start(text, fmt[0][0]) > at:

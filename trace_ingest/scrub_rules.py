@@ -1943,12 +1943,10 @@ def _setter_value(text: str, pos: int) -> Span | None:
     otherwise None (``setToken(token)``, ``setSecret("name", value)``: nothing to redact)."""
     n = len(text)
     span: Span | None = None
-    for k in range(_SETTER_ARGS + 1):
+    for k in range(_SETTER_ARGS):
         pos = _skip_call_blanks(text, pos)
-        if k and span is not None and text.startswith(")", pos):
+        if k and text.startswith(")", pos):
             return span  # a trailing comma after the last argument (Prettier's, black's)
-        if k == _SETTER_ARGS:
-            return None
         quote = text[pos : pos + 1]
         if quote == "\\":
             quote = text[pos : pos + 2] if text[pos + 1 : pos + 2] in ("'", '"') else ""
@@ -1971,7 +1969,8 @@ def _setter_value(text: str, pos: int) -> Span | None:
         if not text.startswith(",", pos):
             return None
         pos += 1
-    return None  # pragma: no cover - the loop returns
+    # a comma after the last argument the shape allows: only a trailing one
+    return span if text.startswith(")", _skip_call_blanks(text, pos)) else None
 
 
 # between a call's arguments: blanks and line breaks (a formatter puts a long argument on a

@@ -366,7 +366,7 @@ def test_a_long_lived_scrubber_takes_hyperscan_past_its_threshold(tmp_path: Any)
     while s._hs_long is None:
         assert s.find(text) == before
     assert s._hs_long, "hyperscan was not loaded past the threshold"
-    assert s._hs_seen >= scrub.HYPERSCAN_FROM
+    assert s._long_seen >= scrub.HYPERSCAN_FROM
     assert [r for *_, r in before] == ["github-token"]
     assert s.find(text) == before
     assert s.find(filler * 100) == []  # ghp_ outside every token run: no token rule runs
