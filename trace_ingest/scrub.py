@@ -55,6 +55,7 @@ from trace_ingest.scrub_rules import (
     MIN_SCAN,
     PII_CATEGORIES,
     TAG_RE,
+    WORDS_AT,
     AbsentOf,
     Rule,
     _blake2b,
@@ -223,7 +224,7 @@ class Scrubber:
                 if value in allow or not rule.accept(value):
                     continue
                 cands.append((start, end, i))
-        ABSENT[0] = None  # no string kept alive past its scan
+        ABSENT[0] = WORDS_AT[0] = None  # no string kept alive past its scan
         if cands and "[redacted:" in low:
             tags = [m.span() for m in TAG_RE().finditer(text)]
             if tags:

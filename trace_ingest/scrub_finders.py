@@ -306,14 +306,17 @@ def _aws_pair_finder(text: str, low: str) -> Iterator[Span]:
 # clients take the password glued to ``-p`` (``-p secret`` asks for it, and ``secret`` is the
 # database); docker/podman/helm ``login`` (``docker run -p`` publishes a port), mongosh, twine
 # and ``az login`` take it as the
-# argument after ``-p``; sshpass after ``-p`` with or without a space; redis-cli after ``-a``;
+# argument after ``-p`` (as does Sysinternals' PsExec: ``psexec \\host -u <user> -p <password>``);
+# sshpass after ``-p`` with or without a space; redis-cli after ``-a``;
 # keytool after ``-storepass``/``-keypass`` (and their ``-src``/``-dest`` forms). Long
 # ``--password`` flags are ``_cli_finder``'s.
 _CLI_TOOL = _Lazy(
     r"(?<![\w.-])(?:((?:mysql|mariadb)(?:-?(?:dump|admin|import|show|check|pump|binlog|sh))?)|"
     r"((?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?:[ \t]++registry)?|az)[ \t]++"
-    r"login|mongo(?:sh|dump|restore|import|export|stat|top|files)?|twine)|(sshpass)|(redis-cli)|"
-    r"(keytool))(?![\w.-])",
+    r"login|mongo(?:sh|dump|restore|import|export|stat|top|files)?|twine|psexec(?:64)?(?:\.exe)?)|"
+    r"(sshpass)|(redis-cli)|"
+    r"(keytool)|((?:un)?zip)|(7z[az]?|7zz)|(smbclient|rpcclient|smbget|smbcacls)|(openssl)|"
+    r"(security[ \t]++add-(?:generic|internet)-password))(?![\w.-])",
     IGNORECASE,  # the tool's name in any case; the flags below keep theirs (-p, not -P)
 )
 # Where _CLI_TOOL is tried: its names' first words, found with ``str.find`` in the lowered
@@ -329,6 +332,17 @@ _CLI_TOOL_WORDS = (
     ("sshpass", "sshpass"),
     ("redis-cli", "redis-cli"),
     ("keytool", "keytool"),
+    ("psexec", "psexec"),
+    ("zip", "zip"),
+    ("unzip", "zip"),
+    ("7z", "7z"),
+    ("smbclient", "smbclient"),
+    ("rpcclient", "rpcclient"),
+    ("smbget", "smbget"),
+    ("smbcacls", "smbcacls"),
+    ("openssl", "openssl"),
+    ("security", "add-generic-password"),
+    ("security", "add-internet-password"),
     *(
         (w, "login")
         for w in (
@@ -352,12 +366,32 @@ _CLI_P = _Lazy(r"(?<!\S)-p[ \t]++" + _CLI_VALUE)
 _CLI_P_EITHER = _Lazy(r"(?<!\S)-p[ \t]*+" + _CLI_VALUE)
 _CLI_A = _Lazy(r"(?<!\S)-a[ \t]++" + _CLI_VALUE)
 _CLI_STOREPASS = _Lazy(r"(?<!\S)-(?:src|dest)?(?:store|key)pass[ \t]++" + _CLI_VALUE)
-# by the group of _CLI_TOOL that matched
-_CLI_SHORT = (_CLI_P_GLUED, _CLI_P, _CLI_P_EITHER, _CLI_A, _CLI_STOREPASS)
+_CLI_P_UPPER = _Lazy(r"(?<!\S)-P[ \t]++" + _CLI_VALUE)
+# Samba's ``-U <user>%<password>`` / ``--user=<user>%<password>``: the part after the ``%``
+_CLI_SMB = _Lazy(
+    r"(?<!\S)(?:-U[ \t]*+|--user(?:=|[ \t]++))[\"']?[^\s%\"'`;|&]{1,128}+%([^\s\"'`;|&]{4,}+)"
+)
+_CLI_K = _Lazy(r"(?<!\S)-k[ \t]++" + _CLI_VALUE)
+_CLI_W = _Lazy(r"(?<!\S)-w[ \t]++" + _CLI_VALUE)
+# by the group of _CLI_TOOL that matched: zip and unzip take ``-P <password>``, 7-Zip
+# ``-p<password>`` glued (``-p`` alone asks), openssl's ``enc`` ``-k <password>``, macOS
+# ``security add-generic-password … -w <password>`` (``-w`` last and alone asks)
+_CLI_SHORT = (
+    _CLI_P_GLUED, _CLI_P, _CLI_P_EITHER, _CLI_A, _CLI_STOREPASS, _CLI_P_UPPER, _CLI_P_GLUED,
+    _CLI_SMB, _CLI_K, _CLI_W,
+)  # fmt: skip
 _CLI_REACH = 400  # characters of one command line read after the tool's name
 _CLI_STDIN = _Lazy(
     r"echo[ \t]++" + _CLI_VALUE + r"[\"']?[ \t]*+\|[ \t]*+(?:docker|podman|nerdctl|buildah|"
     r"skopeo|helm|oras|crane)\b[^\n|;&]{0,200}?--password-stdin",
+)
+
+# ``echo <password> | sudo -S …``: sudo reads the password from stdin with ``-S`` (also in a
+# cluster of flags, ``-kS``, after other flags: ``sudo -k -S``)
+_SUDO_STDIN = _Lazy(
+    r"echo[ \t]++(?:-[neE]{1,2}+[ \t]++)?(?:\\?[\"'])?([^\s\"'`;|&\\]{4,}+)(?:\\?[\"'])?"
+    r"[ \t]*+\|[ \t]*+sudo[ \t]++"
+    r"(?:-[A-RT-Za-z]++[ \t]++){0,4}+-[A-Za-z]*?S"
 )
 
 
@@ -388,6 +422,10 @@ def _cli_short_finder(text: str, low: str) -> Iterator[Span]:
                 yield m.span(1)
     if "password-stdin" in low:
         for m in _CLI_STDIN().finditer(text):
+            if not _placeholder(m.group(1), identifiers=False):
+                yield m.span(1)
+    if "sudo" in low:
+        for m in _SUDO_STDIN().finditer(text):
             if not _placeholder(m.group(1), identifiers=False):
                 yield m.span(1)
 
@@ -537,6 +575,8 @@ def _cli_args_finder(text: str, low: str) -> Iterator[Span]:
         yield from _slash_password_values(text, low)
     if "net use" in low:
         yield from _net_use_values(text, low)
+    if "securestring" in low:
+        yield from _ssm_secure_values(text, low)
     aws: list[int] | None = None  # where the AWS CLI's command starts, found on need
     for tool in ("configure", "htpasswd"):
         pos = 0
@@ -820,3 +860,263 @@ def _htpasswd_value(text: str, words: list[Span]) -> Iterator[Span]:
     password = k + (1 if "n" in flags else 2)
     if password < len(words):
         yield from _cli_secret(text, words[password])
+
+
+# Calls and tuples that take a user and a password as positional arguments, from each API's
+# own documentation: the callee's name (its last identifier, lowered) -> (the password's
+# index, fewest arguments, most arguments). Python requests/httpx ``HTTPBasicAuth(user, pw)``
+# (``HTTPDigestAuth``, ``HTTPProxyAuth``, aiohttp/httpx ``BasicAuth``), Go's
+# ``req.SetBasicAuth(user, pw)``, ``url.UserPassword(user, pw)`` and ``ssh.Password(pw)``,
+# pika's ``PlainCredentials(user, pw)``, .NET ``NetworkCredential(user, pw[, domain])`` and
+# ``DirectoryEntry(path, user, pw[, type])``, Java's ``PasswordAuthentication(user,
+# pw.toCharArray())``, Apache HttpClient's ``UsernamePasswordCredentials(user, pw)``, Azure's
+# ``UsernamePasswordCredential(client_id, user, pw)``, ``DriverManager.getConnection(url, user,
+# pw)``, python-ldap's ``simple_bind_s(dn, pw)``, smtplib/imaplib/ftplib ``login(user, pw)``,
+# PHP ``new PDO(dsn, user, pw[, options])`` and ``mysqli(host, user, pw, …)``, OkHttp's
+# ``Credentials.basic(user, pw)``, Python's ``ftplib.FTP(host, user, pw)`` (``FTP_TLS``), and
+# Ruby's Net::HTTP ``req.basic_auth user, pw`` (with or without parentheses).
+_CREDENTIAL_CALLS: dict[str, tuple[int, int, int]] = {
+    "httpbasicauth": (1, 2, 2), "httpdigestauth": (1, 2, 2), "httpproxyauth": (1, 2, 2),
+    "basicauth": (1, 2, 2), "setbasicauth": (1, 2, 2), "digestauth": (1, 2, 2),
+    "plaincredentials": (1, 2, 2), "userpassword": (1, 2, 2), "password": (0, 1, 1),
+    "networkcredential": (1, 2, 3), "usernamepasswordcredentials": (1, 2, 2),
+    "usernamepasswordcredential": (2, 3, 3), "passwordauthentication": (1, 2, 2),
+    "simple_bind_s": (1, 2, 2), "simple_bind": (1, 2, 2), "login": (1, 2, 2),
+    "directoryentry": (2, 3, 4), "getconnection": (2, 3, 3), "pdo": (2, 3, 4),
+    "mysqli": (2, 3, 6), "mysqli_connect": (2, 3, 6), "mysql_connect": (2, 3, 5),
+    "basic": (1, 2, 2), "ftp": (2, 3, 4), "ftp_tls": (2, 3, 4), "basic_auth": (1, 2, 2),
+}  # fmt: skip
+# callees whose name is too common alone: Go's ``ssh.Password(pw)``, OkHttp's
+# ``Credentials.basic(user, pw)``
+_QUALIFIED_CALLEES = {"password": "ssh.", "basic": "credentials."}
+# requests/httpx ``auth=(user, pw)``, elasticsearch-py ``basic_auth=(…)`` / ``http_auth=(…)``
+_AUTH_TUPLES = ("auth=(", "auth = (")
+_CALLEE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _credential_call_finder(text: str, low: str) -> Iterator[Span]:
+    """The password literal of a call or tuple that takes a user and a password
+    (``_CREDENTIAL_CALLS``, ``_AUTH_TUPLES``), unless it is a placeholder or a variable."""
+    from trace_ingest.scrub_rules import _CREDENTIAL_KEYS, _call_args
+
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    absent = _absent_in(subject)
+    for key in _CREDENTIAL_KEYS:
+        if key in absent:
+            continue
+        pos = 0
+        while (i := subject.find(key, pos)) >= 0:
+            pos = i + len(key)
+            bare = key == "basic_auth "  # Ruby: basic_auth 'user', 'pass'
+            if key in _AUTH_TUPLES:
+                shape = (1, 2, 2)
+            elif bare:
+                if not _boundary_before(subject, i):
+                    continue
+                shape = (1, 2, 2)
+            else:
+                if key[-1] != "(":  # passwordcredential(s)(, simple_bind(_s)(
+                    while pos < len(subject) and subject[pos] in _CALLEE_CHARS:
+                        pos += 1
+                    if subject[pos : pos + 1] != "(":
+                        continue
+                    pos += 1
+                j = i = pos - 1  # the call's ``(``; its callee is the name before it
+                while i > 0 and subject[i - 1] in _CALLEE_CHARS:
+                    i -= 1
+                callee = subject[i:j]
+                shape = _CREDENTIAL_CALLS.get(callee, (-1, 0, 0))
+                qualifier = _QUALIFIED_CALLEES.get(callee, "")
+                if shape[0] < 0 or not subject.endswith(qualifier, 0, i):
+                    continue  # autologin(…), a password(…) that is not Go's ssh.Password
+            args = _call_args(text, pos, shape[2], bare)
+            if args is None or len(args) < shape[1] or (span := args[shape[0]]) is None:
+                continue
+            value = text[span[0] : span[1]]
+            if not value or value[0] in "$<{%" or _placeholder(value, identifiers=False):
+                continue
+            user = args[shape[0] - 1] if shape[0] else None
+            if user is not None and text[user[0] : user[1]].lower() == value.lower():
+                continue  # PlainCredentials('guest', 'guest'): the documented default pair
+            yield span
+
+
+# PowerShell's ``ConvertTo-SecureString "<password>" -AsPlainText -Force`` (also ``-String
+# '<password>'``, and ``'<password>' | ConvertTo-SecureString -AsPlainText``): a plain-text
+# password made a SecureString, as scripts pass one to ``-Password``/``PSCredential``.
+# Without ``-AsPlainText`` the input is an encrypted standard string, and is kept.
+_SECURE_STRING = "convertto-securestring"
+_PIPED_LITERAL = _Lazy(
+    r"(?:\\?\"([^\"\r\n\\]{1,256}+)\\?\"|'([^'\r\n\\]{1,256}+)')[ \t]*+\|[ \t]*+$"
+)
+
+
+def _secure_string_finder(text: str, low: str) -> Iterator[Span]:
+    """The plain-text password given to ``ConvertTo-SecureString -AsPlainText`` (see above),
+    unless it is a placeholder or a variable."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    pos = 0
+    while (i := subject.find(_SECURE_STRING, pos)) >= 0:
+        pos = i + len(_SECURE_STRING)
+        words = _command_words(text, pos)
+        flags = [subject[s:e].rstrip(")") for s, e in words]
+        if "-asplaintext" not in flags:
+            continue
+        value: Span | None = None
+        if "-string" in flags and flags.index("-string") + 1 < len(flags):
+            value = words[flags.index("-string") + 1]
+        elif words and not flags[0].startswith("-"):
+            value = words[0]
+        else:
+            m = _PIPED_LITERAL().search(text, max(0, i - 300), i)
+            value = m.span(m.lastindex or 1) if m is not None else None
+        if value is not None:
+            start, end = value
+            if text[end - 1 : end] == ")" and text.count("(", start, end) == 0:
+                end -= 1  # (ConvertTo-SecureString "…" -AsPlainText -Force): the group's )
+            yield from _cli_secret(text, (start, end))
+
+
+def _ssm_secure_values(text: str, low: str) -> Iterator[Span]:
+    """``aws ssm put-parameter … --type SecureString --value <v>`` (either order, ``=`` or a
+    space): the value, which SSM stores encrypted; a ``String`` parameter's value is no
+    secret, and ``file://…`` names a file."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    pos = 0
+    while (i := subject.find("put-parameter", pos)) >= 0:
+        pos = i + len("put-parameter")
+        words = _command_words(text, pos)
+        if words:
+            pos = words[-1][1]
+        secure, value = False, None
+        for k, (s, e) in enumerate(words):
+            word = subject[s:e]
+            nxt = words[k + 1] if k + 1 < len(words) else None
+            if word == "--type" or word.startswith("--type="):
+                kind = word[7:] if "=" in word else (subject[slice(*nxt)] if nxt else "")
+                secure = kind.lstrip("\"'\\").startswith("securestring")  # SecureString"}
+            elif word == "--value":
+                value = nxt
+            elif word.startswith("--value="):
+                value = (s + 8, e)
+        if secure and value is not None and not subject.startswith("file://", value[0]):
+            yield from _cli_secret(text, value)
+
+
+# Commands that take a secret as an argument or on stdin, each from its tool's documentation:
+# the command's words as typed (lowered, one space between) -> how the secret comes:
+#   "secret" n: the n-th word after the command that is no flag is a secret, whatever it names
+#   "named" n: the n-th, when the word before it names a secret (``NAME value``, judged as
+#     ``NAME=value`` would be: the dotenv verdict on the upper-cased name)
+#   "keyed": ``<key> <value>``, when ``key = value`` is a secret assignment (the
+#     ``generic-assignment`` verdict, as for ``aws configure set``)
+#   "stdin": the value ``echo``/``printf`` pipe into the command, or its ``<<<`` here-string
+_SECRET_COMMANDS: dict[str, tuple[str, int]] = {
+    "cargo login": ("secret", 1),
+    "ngrok authtoken": ("secret", 1),
+    "ngrok config add-authtoken": ("secret", 1),
+    "wandb login": ("secret", 1),
+    "doppler secrets set": ("secret", 2),
+    "dotnet user-secrets set": ("secret", 2),
+    "netlify env:set": ("named", 2),
+    "git config": ("keyed", 0),
+    "npm config set": ("keyed", 0),
+    "yarn config set": ("keyed", 0),
+    "poetry config": ("keyed", 0),
+    "wrangler secret put": ("stdin", 0),
+    "vercel env add": ("stdin", 0),
+    "gcloud secrets create": ("stdin", 0),
+    "gcloud secrets versions add": ("stdin", 0),
+    "docker secret create": ("stdin", 0),
+    "gh auth login": ("stdin", 0),
+    "firebase functions:secrets:set": ("stdin", 0),
+}
+
+
+def _secret_command_finder(text: str, low: str) -> Iterator[Span]:
+    """The secret a command of ``_SECRET_COMMANDS`` is given (see there), unless it is a
+    placeholder, a variable or a flag."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    for command, (how, nth) in _SECRET_COMMANDS.items():
+        pos = 0
+        while (i := subject.find(command, pos)) >= 0:
+            pos = i + len(command)
+            if not _boundary_before(subject, i) or subject[pos : pos + 1] not in ("", " ", "\t"):
+                continue  # mygit config, cargo loginx
+            words = _command_words(text, pos)
+            if words:
+                pos = max(pos, words[-1][1])
+            if how == "stdin":
+                yield from _stdin_secret(text, i, words)
+                continue
+            plain = _positional(text, words)
+            if how == "keyed":
+                yield from _keyed_secret(text, plain)
+            elif nth <= len(plain):
+                value = plain[nth - 1]
+                if how == "named":
+                    name = text[slice(*_unquoted(text, plain[nth - 2]))].upper()
+                    start, end = _unquoted(text, value)
+                    if not (_env_name(name) and _env_secret(name, text[start:end])):
+                        continue  # netlify env:set NODE_VERSION 20: not a secret
+                yield from _cli_secret(text, value)
+
+
+# the flags of these commands that take the next word as their value (doppler's ``-p
+# <project> -c <config>``, netlify's ``--context <ctx>``, dotnet's ``--project <path>``,
+# cargo's ``--registry <name>``, wandb's ``--host <url>``, git's ``--file <path>``)
+_SECRET_COMMAND_VALUE_FLAGS = frozenset((
+    "-p", "--project", "-c", "--config", "--context", "--scope", "--filter", "--id",
+    "--configuration", "--registry", "--host", "-f", "--file", "--location",
+))  # fmt: skip
+
+
+def _positional(text: str, words: list[Span]) -> list[Span]:
+    """The words of ``words`` that are no flag and no flag's value
+    (``_SECRET_COMMAND_VALUE_FLAGS``)."""
+    plain: list[Span] = []
+    skip = False
+    for s, e in words:
+        word = text[s:e]
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            skip = word in _SECRET_COMMAND_VALUE_FLAGS
+        else:
+            plain.append((s, e))
+    return plain
+
+
+def _stdin_secret(text: str, i: int, words: list[Span]) -> Iterator[Span]:
+    """What the command at ``i`` (its ``words`` after it) reads on stdin: a ``<<< <v>``
+    here-string among its words, else the value ``echo``/``printf`` pipe into the command."""
+    for k, (s, e) in enumerate(words):
+        word = text[s:e]
+        if word == "<<<" and k + 1 < len(words):
+            yield from _cli_secret(text, words[k + 1])
+            return
+        if word.startswith("<<<") and len(word) > 3:
+            yield from _cli_secret(text, (s + 3, e))
+            return
+    start = _command_start(text, i)
+    while start < i and text[start] in " \t":
+        start += 1
+    piped = _piped_value(text, start)
+    if piped is not None:
+        yield from _cli_secret(text, piped)
+
+
+def _keyed_secret(text: str, plain: list[Span]) -> Iterator[Span]:
+    """``<key> <value>`` of a config command (``git config github.token <v>``, ``yarn config
+    set npmAuthToken <v>``, ``poetry config pypi-token.pypi <v>``): the value when ``key =
+    value`` is a secret assignment; poetry's ``http-basic.<repo> <user> <password>``: the
+    password."""
+    if len(plain) < 2:
+        return
+    key = text[slice(*_unquoted(text, plain[0]))]
+    if key.lower().startswith("http-basic.") and len(plain) >= 3:
+        yield from _cli_secret(text, plain[2])
+        return
+    start, end = _unquoted(text, plain[1])
+    if _assigned_secret(key.replace(".", "_").replace("-", "_"), text[start:end]):
+        yield start, end

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         _cli_args_finder,
         _cli_short_finder,
         _cookie_finder,
+        _credential_call_finder,
         _discord_bot_finder,
         _email_finder,
         _home_finder,
@@ -62,6 +63,8 @@ if TYPE_CHECKING:
         _name_value_finder,
         _pem_finder,
         _sas_finder,
+        _secret_command_finder,
+        _secure_string_finder,
         _sidekiq_finder,
         _sql_password_finder,
         _telegram_finder,
@@ -106,6 +109,7 @@ else:
     _cli_args_finder = _later("scrub_finders", "_cli_args_finder")
     _cli_short_finder = _later("scrub_finders", "_cli_short_finder")
     _cookie_finder = _later("scrub_finders", "_cookie_finder")
+    _credential_call_finder = _later("scrub_finders", "_credential_call_finder")
     _discord_bot_finder = _later("scrub_finders", "_discord_bot_finder")
     _email_finder = _later("scrub_finders", "_email_finder")
     _home_finder = _later("scrub_finders", "_home_finder")
@@ -113,6 +117,8 @@ else:
     _name_value_finder = _later("scrub_finders", "_name_value_finder")
     _pem_finder = _later("scrub_finders", "_pem_finder")
     _sas_finder = _later("scrub_finders", "_sas_finder")
+    _secret_command_finder = _later("scrub_finders", "_secret_command_finder")
+    _secure_string_finder = _later("scrub_finders", "_secure_string_finder")
     _sidekiq_finder = _later("scrub_finders", "_sidekiq_finder")
     _sql_password_finder = _later("scrub_finders", "_sql_password_finder")
     _telegram_finder = _later("scrub_finders", "_telegram_finder")
@@ -193,6 +199,31 @@ MIN_SCAN = 6  # shorter strings cannot hold anything a rule matches
 # keywords it tested absent there (``None`` between scans); a finder handed that very string
 # (``is``) skips the key words it knows are not in it rather than search it for each again
 ABSENT: list[tuple[str, Container[str]] | None] = [None]
+
+
+# ``(low, {word: its starts})``: the key words' positions in the lowered string being scanned,
+# found once per scan for every finder that reads them (``_word_positions``); ``None``
+# between scans, as ``ABSENT``
+WORDS_AT: list[tuple[str, dict[str, list[int]]] | None] = [None]
+
+
+def _word_positions(subject: str, word: str) -> list[int]:
+    """Every start of ``word`` in ``subject`` (overlapping ones too), found with ``str.find``
+    once per scanned string and shared by the finders that read the same key words (the
+    assignment and single-dash flag finders): one pass over a 10 KB string costs ~5 µs."""
+    memo = WORDS_AT[0]
+    if memo is None or memo[0] is not subject:
+        memo = (subject, {})
+        WORDS_AT[0] = memo  # one store: another thread's scan replaces it, never mixes
+    found = memo[1].get(word)
+    if found is None:
+        found = []
+        i = subject.find(word)
+        while i >= 0:
+            found.append(i)
+            i = subject.find(word, i + 1)
+        memo[1][word] = found
+    return found
 
 
 class AbsentOf:
@@ -1601,7 +1632,7 @@ _GEN_TAIL = _Lazy(
     r"(?!\w)|[ \t]*+\{[ \t]*+get;[^{}\n]{0,30}+\})?[ \t]{0,40}+"
     # ``,`` of a (name, value) call, which aligns its values as WordPress's wp-config.php
     # does (``define( 'AUTH_KEY',         '…' );``); ``(`` of a setter (``setApiKey("…")``)
-    r"(?:(?::::=|::=|:=|\?=|\.=|=>|=|:|\()[ \t]{0,3}+|,[ \t]{0,40}+)(\\?[\"'`])?"
+    r"(?:(?::::=|::=|:=|\?\?=|\|\|=|\?=|\.=|=>|=|:|\()[ \t]{0,3}+|,[ \t]{0,40}+)(\\?[\"'`])?"
 )
 # ``salt``: a weak word, as a bare ``key`` is (random-looking values only): WordPress's
 # ``AUTH_SALT``/``NONCE_SALT`` and their kind are secret keys; a password hash's salt is
@@ -1697,12 +1728,7 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
     for word in _GEN_WORDS:
         if word in absent:
             continue
-        pos = 0
-        while True:
-            i = subject.find(word, pos)
-            if i < 0:
-                break
-            pos = i + 1
+        for i in _word_positions(subject, word):
             kend = _gen_key_end(subject, i, word)
             if kend >= 0:
                 hits[i] = kend
@@ -1772,6 +1798,9 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             if end - start < 8 or not _terminated(text, end):
                 continue
             value = text[start:end]
+        if value.startswith("{noop}"):
+            start += 6  # Spring Security's prefix of a password stored as it is
+            value = value[6:]
         k = i
         stop = max(0, k - 40)
         while k > stop and subject[k - 1] in _KEY_CHARS:
@@ -1912,12 +1941,23 @@ _NAME_REST = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
 # secret its name names: Java/C# ``setPassword``, Go ``SetAPIKey`` / ``option.WithAPIKey``,
 # Python ``set_api_key``, Rust ``with_api_key``
 _SETTERS = ("set", "with")
+# a builder method named after the secret it takes, lowered, ``_`` dropped (``.apiKey(…)``,
+# ``.api_key(…)``, ``.clientSecret(…)``)
+_BUILDER_NAMES = frozenset((
+    "password", "passwd", "passphrase", "secret", "apikey", "apitoken", "token", "accesstoken",
+    "authtoken", "bearertoken", "refreshtoken", "sessiontoken", "clientsecret", "secretkey",
+    "accesskey", "secretaccesskey", "privatekey", "signingkey", "webhooksecret",
+))  # fmt: skip
 
 
 def _setter(text: str, subject: str, i: int) -> bool:
     """Whether the key word at ``i`` is in the name of a setter or builder method: the name
     (after any ``obj.``) starts with ``set``/``with`` followed by a capital or ``_``
-    (``setApiKey``, ``WithToken``, ``set_password``; not ``settle_token`` or ``without``)."""
+    (``setApiKey``, ``WithToken``, ``set_password``; not ``settle_token`` or ``without``),
+    or it is a builder's method named after the secret itself, called on an object
+    (``Client.builder().apiKey("…")``, Spring's ``User.withUsername(u).password("…")``,
+    Rust's ``.api_key("…")``: the whole name is one of ``_BUILDER_NAMES``; not a getter's
+    ``.getSecret(…)``, ``.passwordEncoder(…)`` or a plain function ``token(…)``)."""
     j = i
     while j > 0 and subject[j - 1] in _KEY_CHARS and subject[j - 1] not in ".$":
         j -= 1
@@ -1926,51 +1966,115 @@ def _setter(text: str, subject: str, i: int) -> bool:
         if subject.startswith(prefix, j) and after <= i:
             nxt = text[after : after + 1]
             return nxt == "_" or nxt.isupper()
-    return False
+    if j == 0 or subject[j - 1] != ".":
+        return False
+    e = i
+    while e < len(subject) and (subject[e].isalnum() or subject[e] == "_"):
+        e += 1
+    return subject.startswith("(", e) and subject[j:e].replace("_", "") in _BUILDER_NAMES
 
 
 # keyring's ``set_password(service, username, password)``: the value is the last of three
 _SETTER_ARGS = 3
 _QUOTE_CHARS = frozenset("\"'`")  # and a JSON-escaped \" or \'
-_ARG_NAME = _Lazy(r"[A-Za-z_][A-Za-z0-9_.]{0,127}+")  # a variable, ``self.user``, ``SERVICE``
+# an argument that is no literal: a variable, ``self.user``, ``SERVICE``, PHP's ``$dsn`` and
+# ``$this->user``, a number, and one call or subscript of such a name without parentheses or
+# brackets inside (``os.getenv("USER")``, ``env["USER"]``)
+_ARG_NAME = _Lazy(
+    r"(?:\$?[A-Za-z_][A-Za-z0-9_.]{0,127}+(?:->[A-Za-z_][A-Za-z0-9_]{0,63}+)*+"
+    r"(?:\([^()\[\]\r\n]{0,128}+\)|\[[^()\[\]\r\n]{0,128}+\])?|[0-9]{1,10}+)"
+)
+# after a literal: Java's ``"…".toCharArray()``, Python's ``"…".encode()``: still the value
+_LITERAL_CALL = _Lazy(r"\.[A-Za-z]{1,20}+\(\)")
 
 
 def _setter_value(text: str, pos: int) -> Span | None:
     """The span of a setter call's value, its last argument: ``setApiKey("…")``, a secret
     store's ``setSecret("name", "…")``, keyring's ``set_password(service, user, "…")``.
-    ``pos`` is just after the call's ``(``; the call has one to ``_SETTER_ARGS`` arguments,
-    each a quoted literal (JSON-escaped or not) or a plain name, and the last is a literal;
-    otherwise None (``setToken(token)``, ``setSecret("name", value)``: nothing to redact)."""
+    ``pos`` is just after the call's ``(``; the call has one to ``_SETTER_ARGS`` arguments
+    (``_call_args``) and the last is a literal; otherwise None (``setToken(token)``,
+    ``setSecret("name", value)``: nothing to redact)."""
+    args = _call_args(text, pos, _SETTER_ARGS)
+    return args[-1] if args else None
+
+
+def _call_args(text: str, pos: int, most: int, bare: bool = False) -> list[Span | None] | None:
+    """The arguments of the call whose ``(`` is just before ``pos``, when it has one to
+    ``most`` of them, each a quoted literal (JSON-escaped or not; its span without the
+    quotes) or a name (``_ARG_NAME``; None in the list), blanks and line breaks between them
+    and maybe a trailing comma (Prettier's, black's); otherwise None. ``bare``: a call
+    without parentheses (Ruby's ``basic_auth 'user', 'pass'``), its arguments on one line,
+    ending at the line's end, a ``;`` or the end of the (JSON) string."""
+    if bare:
+        return _bare_call_args(text, pos, most)
     n = len(text)
-    span: Span | None = None
-    for k in range(_SETTER_ARGS):
+    args: list[Span | None] = []
+    while len(args) < most:
         pos = _skip_call_blanks(text, pos)
-        if k and text.startswith(")", pos):
-            return span  # a trailing comma after the last argument (Prettier's, black's)
-        quote = text[pos : pos + 1]
-        if quote == "\\":
-            quote = text[pos : pos + 2] if text[pos + 1 : pos + 2] in ("'", '"') else ""
-        elif quote not in _QUOTE_CHARS:
-            quote = ""
+        if args and text.startswith(")", pos):
+            return args  # a trailing comma after the last argument
+        quote = _quote_at(text, pos)
         if quote:
             start = pos + len(quote)
             close = text.find(quote, start, min(n, start + 257))
             if close < 0:
                 return None
-            span, pos = (start, close), close + len(quote)
+            args.append((start, close))
+            pos = close + len(quote)
+            if (call := _LITERAL_CALL().match(text, pos)) is not None:
+                pos = call.end()
         else:
             name = _ARG_NAME().match(text, pos)
             if name is None:
                 return None
-            span, pos = None, name.end()
+            args.append(None)
+            pos = name.end()
         pos = _skip_call_blanks(text, pos)
         if text.startswith(")", pos):
-            return span
+            return args
         if not text.startswith(",", pos):
             return None
         pos += 1
     # a comma after the last argument the shape allows: only a trailing one
-    return span if text.startswith(")", _skip_call_blanks(text, pos)) else None
+    return args if text.startswith(")", _skip_call_blanks(text, pos)) else None
+
+
+def _quote_at(text: str, pos: int) -> str:
+    """The quote that opens a literal at ``pos`` (``"``, ``'``, a backtick, or a JSON-escaped
+    ``\\"``/``\\'``), or ``""``."""
+    quote = text[pos : pos + 1]
+    if quote == "\\":
+        return text[pos : pos + 2] if text[pos + 1 : pos + 2] in ("'", '"') else ""
+    return quote if quote in _QUOTE_CHARS else ""
+
+
+def _bare_call_args(text: str, pos: int, most: int) -> list[Span | None] | None:
+    """``_call_args`` of a call without parentheses: one to ``most`` quoted literals or
+    names on the rest of the line, comma-separated, then the line's end (a real or escaped
+    break), a ``;``, the end of the text or of its JSON string (``"``)."""
+    n = len(text)
+    args: list[Span | None] = []
+    while len(args) < most:
+        pos = _skip_blanks(text, pos)
+        quote = _quote_at(text, pos)
+        if quote:
+            close = text.find(quote, pos + len(quote), min(n, pos + 257))
+            if close < 0:
+                return None
+            args.append((pos + len(quote), close))
+            pos = close + len(quote)
+        elif (name := _ARG_NAME().match(text, pos)) is not None:
+            args.append(None)
+            pos = name.end()
+        else:
+            return None
+        pos = _skip_blanks(text, pos)
+        if pos >= n or text[pos] in '\r\n;"' or text.startswith(("\\n", "\\r"), pos):
+            return args
+        if text[pos] != ",":
+            return None
+        pos += 1
+    return None
 
 
 # between a call's arguments: blanks and line breaks (a formatter puts a long argument on a
@@ -2035,7 +2139,7 @@ _GEN_VERDICTS: dict[tuple[str, str, bool, bool, bool], bool] = {}
 # ``-a`` (HTTPie's and xh's ``-a user:password``; ``-a`` is many tools' other flag). The
 # value may be quoted, also JSON-escaped (``\"user:password\"``).
 _CURL_USER = _Lazy(
-    r"-(u|-user|a|-auth)(?:[ \t]++|=)(?:\\?[\"'])?([^\s:\"']{1,128}+):([^\s\"'`]{1,256}+)"
+    r"-(u|-user|a|-auth)(?:[ \t]++|=)(?:\\?[\"'])?([^\s:\"']{0,128}+):([^\s\"'`]{1,256}+)"
 )
 # HTTPie's commands and xh's (its Rust port) as a command's word: after the line's start, a
 # space, a quote (``{"command": "http …``), a path (``/usr/bin/http``) or a ``\n`` escape
@@ -2062,6 +2166,8 @@ def _curl_user_finder(text: str, low: str) -> Iterator[Span]:
                 continue  # ls -a, git commit -a, redis-cli -a (scrub_finders reads that one)
         start, end = m.span(3)
         value = text[start:end]
+        if value.startswith("//"):
+            continue  # az login -u http://app: a URL as the user, not user:password
         if value.endswith("\\") and text[end : end + 1] in ('"', "'"):
             value = value[:-1]  # the escape of a closing quote: \"user:password\"
         if len(value) < 4 or not _url_password_ok(value):  # placeholders, as for URLs
@@ -2203,6 +2309,137 @@ def _cli_finder(text: str, low: str) -> Iterator[Span]:
         if not passwordish and not _generic_ok(value):
             continue
         yield start, end
+
+
+# Flags whose name ends in a secret word, and their value: PowerShell parameters
+# (``Connect-VIServer -Password <v>``, ``Invoke-Sqlcmd -Password '<v>'``, ``Publish-Module
+# -NuGetApiKey <v>``, ``Connect-AzAccount -AccessToken <v>``, also ``-Password:<v>``), Go's
+# flag package (``-token=<v>``), Java tools (``-password <v>``), and long flags of any tool
+# (``--github-token <v>``, ``--db-password=<v>``, ``gpg --passphrase <v>``, ``az storage …
+# --account-key <v>``, ``aws secretsmanager … --secret-string <v>``); after a blank, a quote
+# or the text's start. Read on the lowered text (PowerShell's names are case-insensitive);
+# the name as written decides exclusions as an assignment's would (``-NextToken``, AWS's
+# paging id). Each secret word is found where the assignment finder's key words are
+# (``_word_positions``, found once for both) and the dashes and the rest of the name before
+# it are read leftwards (``_dash_name``): a regex entered at every letter the words start
+# with cost ~170 µs on a 20 KB payload, more than the assignment finder, and its own
+# ``str.find`` passes ~30 µs.
+_DASH_WORDS = (
+    "password", "passwd", "passphrase", "pwd", "token", "secret", "apikey", "api-key",
+    "api_key", "account-key", "access-key", "secret-key", "auth-key", "subscription-key",
+    "master-key",
+)  # fmt: skip
+# the assignment finder's key words (``_GEN_WORDS``) the words above are found from: their
+# positions are found once for both finders (``_word_positions``)
+_DASH_BASES = ("pass", "pwd", "token", "secret", "key")
+# what a ``key`` word needs before it (``--account-key``, ``-ApiKey``, ``--api_key``)
+_KEY_HEADS = ("api-", "api_", "api", "account-", "access-", "secret-", "auth-", "subscription-",
+              "master-")  # fmt: skip
+# what follows the flag's name: its separator and the value
+_DASH_VALUE = _Lazy(r"(?::|=|[ \t]++)(?:\\?[\"'])?([^\s\"'`;|&,)]{6,512}+)")
+_DASH_NAME_REACH = 40  # characters of a name before its secret word (--aws-secret-access-key)
+# autotools' feature switches (``--with-<feature>[=<value>]``, ``--enable-<feature>``): the
+# value is a path or an option
+_FEATURE_SWITCHES = ("with-", "without-", "enable-", "disable-")
+# token flags that take an id, not a secret: the AWS CLI's idempotency tokens
+# (``--client-token``, ``--client-request-token``), paging (``--starting-token``,
+# ``--next-token``, ``--continuation-token``), WAF's ``--lock-token``, Auto Scaling's
+# ``--lifecycle-action-token``, Cloud Control's ``--request-token``, IoT's
+# ``--confirmation-token``, Service Catalog's ``--copy-product-token``, Lake Formation's
+# ``--work-unit-token`` (each an id its API returned)
+_ID_TOKEN_FLAGS = tuple(
+    f"{head}-token"
+    for head in (
+        "client", "request", "starting", "next", "continuation", "page", "pagination", "lock",
+        "lifecycle-action", "confirmation", "copy-product", "work-unit", "idempotency",
+        "change", "sync", "resume",
+    )
+)  # fmt: skip
+_DASH_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def _dash_name(subject: str, i: int) -> int:
+    """Where the flag whose secret word starts at ``i`` starts (its first ``-``), or -1 when
+    the word does not end such a flag's name: a name of letters, digits, ``-`` and ``_``
+    after one or two dashes, the dashes after a blank, a quote, a JSON escape or the text's
+    start (not ``x-api-key``, ``pre-token``, ``a--token``)."""
+    j = i
+    stop = max(0, i - _DASH_NAME_REACH)
+    while j > stop and subject[j - 1] in _DASH_NAME_CHARS:
+        j -= 1
+    if subject[j : j + 1] != "-" or j == i:
+        return -1
+    head = j + 2 if subject.startswith("--", j) else j + 1
+    if head > i or not ("a" <= subject[head : head + 1] <= "z"):
+        return -1  # ---token, --9token: not a flag's name
+    if j == 0:
+        return j
+    before = subject[j - 1]
+    if before.isalnum() and not (before in "nrt" and subject[j - 2 : j - 1] == "\\"):
+        return -1  # a word's dash; \n--token (a JSON-escaped line break) is not one
+    return -1 if before in "_." else j
+
+
+def _dash_flag_finder(text: str, low: str) -> Iterator[Span]:
+    """``-Password <v>``, ``-ApiKey:<v>``, ``--github-token=<v>`` (see ``_DASH_WORDS``): the
+    value, unless it is a placeholder, a variable (``$pw``), a subexpression or the next
+    flag."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    absent = _absent_in(subject)
+    value_at = _DASH_VALUE().match
+    for base in _DASH_BASES:
+        if base in absent:
+            continue
+        done = 0  # a value read is not searched again (keeps "-token=" * n linear)
+        for k in _word_positions(subject, base):
+            if k < done:
+                continue
+            i, pos = _dash_word(subject, base, k)
+            if i < 0 or (dash := _dash_name(subject, i)) < 0:
+                continue
+            if (m := value_at(subject, pos)) is None:
+                continue
+            start, end = m.span(1)
+            done = end
+            if text[end - 1] == "\\" and text[end : end + 1] in ('"', "'"):
+                end -= 1  # the escape of a closing quote: -Password \"…\"
+            value = text[start:end]
+            if end - start < 6 or value[0] in "-<(`$":
+                continue
+            name = text[dash + 1 : pos].lstrip("-")
+            if name.lower().startswith(_FEATURE_SWITCHES):
+                continue  # ./configure --with-secret <path>: a feature's switch, not a secret
+            excluded = _key_exclusion(name)
+            if excluded == "*" or (excluded and _shape_fits(excluded, value)):
+                continue  # -NextToken <paging id>, -SecretName <name>
+            if base in ("pass", "pwd"):
+                if _placeholder(value, identifiers=False):
+                    continue  # a password may be a word: only placeholders are kept
+            elif base == "token" and name.lower().endswith(_ID_TOKEN_FLAGS):
+                continue  # aws … --client-token <idempotency id>, --starting-token <page>
+            elif not _generic_verdict(name.lower(), value, False, False, False):
+                continue  # a UUID, a version, a name, a placeholder: as an assignment's
+            yield start, end
+
+
+def _dash_word(subject: str, base: str, k: int) -> tuple[int, int]:
+    """The start and end of the secret word of ``_DASH_WORDS`` around the assignment finder's
+    key word ``base`` found at ``k`` (``pass`` -> ``password``/``passwd``/``passphrase``,
+    ``key`` -> ``apikey``/``--account-key``, …, ``secret`` -> also ``secret-string``), or
+    (-1, -1)."""
+    if base == "pass":
+        for word in ("password", "passwd", "passphrase"):
+            if subject.startswith(word, k):
+                return k, k + len(word)
+        return -1, -1
+    if base == "key":
+        for head in _KEY_HEADS:
+            if k >= len(head) and subject.startswith(head, k - len(head)):
+                return k - len(head), k + 3
+        return -1, -1
+    if base == "secret" and subject.startswith("secret-string", k):
+        return k, k + 13  # aws secretsmanager --secret-string <v>
+    return k, k + len(base)
 
 
 _XML_CLOSE = _Lazy(r"</([A-Za-z_][\w.:-]{0,60}+)>")
@@ -2512,6 +2749,31 @@ def _context_rules() -> list[Rule]:
         ),
         Rule("cookie", ("cookie",), finder=_cookie_finder),
         Rule(
+            # ``vault operator unseal <key>`` and ``vault operator init``'s ``Unseal Key 1:
+            # <key>`` lines: a share of Vault's root key (base64, 44 characters for the
+            # default 32 bytes; more with larger shares). Without a key argument the command
+            # asks for it.
+            "vault-unseal-key",
+            ("unseal",),
+            r"[Uu]nseal(?:[ \t]++[Kk]ey[ \t]*+[0-9]{0,2}+:|"
+            r"(?:[ \t]++-{1,2}[a-z-]{1,32}+(?:=[^\s]{0,256}+)?)*+)[ \t]++(?:\\?[\"'])?"
+            r"([A-Za-z0-9+/]{40,200}+={0,2}+)",
+            group=1,
+            terminated=True,
+            validate=lambda v: _has_letter_and_digit(v) and not _fake_token(v),
+        ),
+        Rule(
+            # libcurl's ``CURLOPT_USERPWD``/``CURLOPT_PROXYUSERPWD`` option (PHP's
+            # ``curl_setopt($ch, CURLOPT_USERPWD, "user:pass")``, pycurl's
+            # ``c.setopt(pycurl.USERPWD, "user:pass")``): the password after the ``:``
+            "cli-secret-flag",
+            ("userpwd",),
+            r"userpwd[ \t]*+,[ \t]*+\\?[\"'][^\s\"'\\:]{0,128}+:([^\s\"'\\]{1,256}+)\\?[\"']",
+            lower=True,
+            group=1,
+            validate=lambda v: len(v) >= 4 and _url_password_ok(v),
+        ),
+        Rule(
             "netrc-password",
             ("machine",),
             r"machine[ \t]++\S++[ \t\r\n]++login[ \t]++\S++[ \t\r\n]++password[ \t]++(\S++)",
@@ -2529,6 +2791,7 @@ def _context_rules() -> list[Rule]:
             ("--",),
             finder=_cli_finder,
         ),
+        Rule("cli-secret-flag", _DASH_WORDS, finder=_dash_flag_finder),
         # ``-a`` only before what the pattern takes after it: a bare ``-a`` is in every
         # ``x-amz-…``, ``meta-analysis`` and ``ls -al``, and would run the finder on them.
         # Not ``-a<tab>``: a keyword with a character JSON escapes turns off the import
@@ -2536,7 +2799,10 @@ def _context_rules() -> list[Rule]:
         Rule("cli-secret-flag", ("-u", "-a ", "-a=", "--auth"), finder=_curl_user_finder),
         Rule("cli-secret-flag", _CLI_TOOLS, finder=_cli_short_finder),
         Rule("cli-secret-flag", _CLI_ARG_TOOLS, finder=_cli_args_finder),
+        Rule("cli-secret-flag", _SECRET_COMMAND_KEYS, finder=_secret_command_finder),
         Rule("sql-password", ("password", "identified"), finder=_sql_password_finder),
+        Rule("credential-call", _CREDENTIAL_KEYS, finder=_credential_call_finder),
+        Rule("credential-call", ("convertto-securestring",), finder=_secure_string_finder),
         Rule(
             "npmrc-auth",
             # npm's per-registry keys are ``//<registry path>/:_authToken`` (the ``/`` is part
@@ -2568,17 +2834,38 @@ def _context_rules() -> list[Rule]:
     ]
 
 
+# the keywords of ``scrub_finders._credential_call_finder``: the callee names' ends with
+# their ``(``, and the auth tuples
+_CREDENTIAL_KEYS = (
+    "basicauth(", "digestauth(", "proxyauth(", "plaincredentials(", "userpassword(",
+    "ssh.password(", "networkcredential(", "passwordcredential", "passwordauthentication(",
+    "simple_bind", "login(", "directoryentry(", "getconnection(", "pdo(", "mysqli(",
+    "mysqli_connect(", "mysql_connect(", "auth=(", "auth = (", "credentials.basic(",
+    "ftp(", "ftp_tls(", "basic_auth(", "basic_auth ",
+)  # fmt: skip
+
+# the keywords of ``scrub_finders._secret_command_finder``: the commands it reads, as typed
+# (``scrub_finders._SECRET_COMMANDS``; test_secret_command_keywords_are_its_commands)
+_SECRET_COMMAND_KEYS = (
+    "cargo login", "ngrok authtoken", "ngrok config add-authtoken", "wandb login",
+    "doppler secrets set", "dotnet user-secrets set", "netlify env:set", "git config",
+    "npm config set", "yarn config set", "poetry config", "wrangler secret put",
+    "vercel env add", "gcloud secrets create", "gcloud secrets versions add",
+    "docker secret create", "gh auth login", "firebase functions:secrets:set",
+)  # fmt: skip
+
 # the keywords of ``scrub_finders._cli_short_finder``: the tools whose short flags it reads
 _CLI_TOOLS = (
     "mysql", "mariadb", "login", "mongo", "twine", "sshpass", "redis-cli", "keytool",
-    "password-stdin",
+    "password-stdin", "psexec", "zip", "7z", "smbclient", "rpcclient", "smbget", "smbcacls",
+    "openssl", "sudo", "add-generic-password", "add-internet-password",
 )  # fmt: skip
 
 # the keywords of ``scrub_finders._cli_args_finder``: the commands whose arguments it reads
 # (Windows ``net use`` among them), and the Windows password flags (``/p <password>``
 # after ``/u <user>``: ``_SLASH_PASSWORDS``)
 _CLI_ARG_TOOLS = ("secret set", "variable set", "configure", "htpasswd", "/p ", "/p:", "/rp ",
-                  "/rp:", "/password:", "net use")  # fmt: skip
+                  "/rp:", "/password:", "net use", "securestring")  # fmt: skip
 
 _CONN = _Lazy(r"(?:password|pwd)[ \t]*+=[ \t]*+([^;\s\"'&,(){}<>\[\]]{4,}+)")
 

@@ -196,7 +196,9 @@ def _placeholder(value: str, identifiers: bool = True) -> bool:
     if identifiers:
         if _dotted_name(value):
             return True
-        if (_LETTERS().fullmatch(value) or _code_identifier(value)) and not _random_looking(value):
+        if _LETTERS().fullmatch(value) and not _random_looking(value):
+            return True
+        if _code_identifier(value) and not (_random_looking(value) or _digits_strewn(value)):
             return True
         if value.endswith(")") or "(" in value:
             return True
@@ -304,6 +306,29 @@ def _dotted_name(value: str) -> bool:
     varied enough to pass for random, but code. Only where identifiers are excluded anyway: a
     quoted password may be ``correct.horse``."""
     return "." in value and not any(c.isdigit() for c in value) and _code_identifier(value)
+
+
+# letter-digit alternations from which a dotted value is a generated ``<id>.<secret>`` pair
+# (Kubernetes' bootstrap ``abcdef.0123456789abcdef``), not a name: a random alphanumeric of
+# 12+ characters alternates about every fourth character, names hardly ever (``base64``,
+# ``s3Client``, ``v1beta1``: 1 to 3)
+_STREWN = 4
+_STREWN_CODE = 6  # the same for an unquoted value in code, where dotted names are common
+
+
+def _digits_strewn(value: str, at_least: int = _STREWN) -> bool:
+    """Whether letters and digits alternate ``at_least`` times or more in ``value`` (12+
+    characters): ``Zx9qWm2p.Lk7vAbCdEfGh``, not ``settings.v2.api_token``."""
+    if len(value) < 12:
+        return False
+    switches = 0
+    prev = 0  # 1 after a letter, 2 after a digit, 0 after anything else
+    for c in value:
+        kind = 2 if c.isdigit() else 1 if c.isalpha() else 0
+        if kind and prev and kind != prev:
+            switches += 1
+        prev = kind
+    return switches >= at_least
 
 
 def _has_letter_and_digit(value: str) -> bool:
@@ -652,6 +677,9 @@ def _generic_verdict(key: str, value: str, quoted: bool, weak: bool, pascal: boo
         return entropy(value) >= 3.0 and not _fake_token(value)
     if _long_number(value) and key.endswith(("token", "secret", "key", "password")):
         return True  # discordToken="0606679021858975", ASANA_TOKEN=7540214992015379
+    code = not quoted and _code_identifier(value) and not _random_looking(value)
+    if code and not _digits_strewn(value, _STREWN_CODE):
+        return False  # api_key = self.s3Client.v2Api: code, where a literal is quoted
     return not (entropy(value) < 3.0 or _placeholder(value) or not _generic_ok(value))
 
 

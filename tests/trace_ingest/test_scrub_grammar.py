@@ -222,6 +222,7 @@ def test_every_rule_compiles_and_has_keywords() -> None:
 
 
 PATHOLOGICAL = [
+    "-token=",  # a flag whose value runs on: each value read once (_dash_flag_finder)
     "password: '", 'token: "', "Token: ", ":AA", "12345678:AA", "dapi", "SK", "xapp-1-", "-u a:",
     "account_key: ", "sl.", "okta 00", "aaaaaaaaaaaaaa.atlasv1.", "pass .= '", "hvs.", "EAAA",
     "secret_", "var token string = `", "discord M", "AKIA" + "A" * 16 + " " + "Ab1" * 13 + "x ",
@@ -1573,3 +1574,324 @@ def test_host_domain_issuer_endpoint_names_keep_a_host_or_url(scrubber: Scrubber
     ):
         gone(scrubber, text, tok)
     gone(scrubber, "DB_PASSWORD_HOST=Xk92!mQz7#pLw0", "Xk92!mQz7#pLw0")
+
+
+# ------------------------------------------------------------------ credentials as arguments
+
+
+def _dotted_token() -> str:
+    """``<id>.<secret>`` of random alphanumerics, each part starting with a letter (so each
+    part is an identifier, as a dotted name's would be), with digits all through it."""
+    while True:
+        v = RNG.choice(string.ascii_letters) + r(A62, 7) + "." + RNG.choice("abcdefgh") + r(A62, 13)
+        if sum(c.isdigit() for c in v) >= 4:
+            return v
+
+
+def test_dotted_random_values_under_secret_names(scrubber: Scrubber) -> None:
+    """A random ``<id>.<secret>`` value under a secret's name (Kubernetes' bootstrap
+    ``abcdef.0123456789abcdef``, vendor keys of a key id and a secret) goes in every syntax,
+    although each part is an identifier: letters and digits alternate all through it, which
+    dotted names in code (``self.s3Client.v2Api``, ``settings.api_token``) do not."""
+    bootstrap = r("abcdef", 1) + r("abcdef0123456789", 5) + "." + "c" + r(HEX, 15)
+    for secret in (_dotted_token(), _dotted_token(), bootstrap):
+        for text in (
+            f'api_token = "{secret}"',
+            f"API_TOKEN={secret}",
+            f'BOOTSTRAP_TOKEN: "{secret}"',
+            json.dumps({"api_token": secret}),
+            f"<apiToken>{secret}</apiToken>",
+        ):
+            out = gone(scrubber, text, secret)
+            assert only_the_secret(text, out, secret), out
+    for text in (
+        "api_key = self.s3Client.v2Api",
+        "token = settings.api_token",
+        "api_key = config.keys.primary",
+        "secret_key = app.config.SECRET_KEY",
+        json.dumps({"api_token": "settings.token"}),
+    ):
+        kept(scrubber, text)
+
+
+def test_single_dash_secret_flags(tmp_path: Any, scrubber: Scrubber) -> None:
+    """PowerShell parameters (``-Password``, ``-NuGetApiKey``, ``-AccessToken``, also
+    ``-Password:<v>``), Go's ``-token=<v>`` and Java tools' ``-password <v>``: the value
+    goes. A variable, a subexpression, AWS's ``-NextToken`` paging id, a flag named in prose
+    and the double-dash forms' neighbours (``x-api-key`` headers are another rule's) stay."""
+    p, tok = pw(), r(A62, 32)
+    for text, secret in (
+        (f"Connect-VIServer -Server 10.0.0.5 -User administrator@vsphere.local -Password {p}", p),
+        (f"Invoke-Sqlcmd -ServerInstance db -Username sa -Password '{p}' -Query \"select 1\"", p),
+        (f"New-Thing -Password:{p} -Force", p),
+        (f"Connect-AzAccount -AccessToken {tok} -AccountId me@example.com", tok),
+        (f"Set-Secret -Name gh -Secret {tok}", tok),
+        (f"java -jar tool.jar -password {p} -in a.p12", p),
+        (f"./server -token={tok} -port 8080", tok),
+    ):
+        _command_loses(tmp_path, scrubber, text, secret)
+    for text in (
+        "New-LocalUser -Name bob -Password $pw",
+        "Get-Credential -Password (Read-Host -AsSecureString)",
+        f"Get-S3Object -BucketName b -NextToken {r(A62, 40)}",
+        "the -token flag sets it",
+        "use -password only in tests",
+        "Invoke-Sqlcmd -Password <password> -Query q",
+    ):
+        kept(scrubber, text)
+
+
+def test_credential_calls_lose_their_password(tmp_path: Any, scrubber: Scrubber) -> None:
+    """Calls that take a user and a password as positional arguments, from each API's own
+    documentation (requests, Go, .NET, Java, PHP, pika, python-ldap, smtplib), and requests'
+    ``auth=(user, pw)`` tuple: the password literal goes, on one line or laid out by a
+    formatter. A variable, a call, the documented ``('guest', 'guest')`` pair, a callee with a
+    longer name and a placeholder stay."""
+    p = pw()
+    for text in (
+        f"requests.get(url, auth=HTTPBasicAuth('alice', '{p}'))",
+        f"requests.get(url, auth=('alice', '{p}'))",
+        f'es = Elasticsearch("https://h:9200", basic_auth=("elastic", "{p}"))',
+        f'sender.Credentials = new NetworkCredential("ci@example.com", "{p}");',
+        f'new NetworkCredential("bob", "{p}", "CORP")',
+        f'var e = new DirectoryEntry("LDAP://10.10.10.1", "corp\\\\bob", "{p}");',
+        f'smtp.login("me@example.com", "{p}")',
+        f'req.SetBasicAuth("admin", "{p}")',
+        f'Auth: []ssh.AuthMethod{{ssh.Password("{p}")}},',
+        f'u := url.UserPassword("bob", "{p}")',
+        f'return new PasswordAuthentication("bob", "{p}".toCharArray());',
+        f'DriverManager.getConnection("jdbc:mysql://h/db", "root", "{p}");',
+        f"$pdo = new PDO($dsn, 'root', '{p}');",
+        f'$db = new mysqli("localhost", "root", "{p}", "app");',
+        f"creds = pika.PlainCredentials('app', '{p}')",
+        f'UsernamePasswordCredential("client-id", "bob@contoso.com", "{p}")',
+        f'new UsernamePasswordCredentials("bob", "{p}")',
+        f'conn.simple_bind_s("cn=admin,dc=example,dc=org", "{p}")',
+        f'auth=HTTPBasicAuth(\n    "alice",\n    "{p}",\n)',
+        f"HTTPBasicAuth(os.environ['API_USER'], '{p}')",
+    ):
+        _command_loses(tmp_path, scrubber, text, p)
+    for text in (
+        "server.login(user, os.environ['SMTP_PASSWORD'])",
+        "DriverManager.getConnection(DB_URL, USER, PASS);",
+        "creds = pika.PlainCredentials('guest', 'guest')",
+        "await page.login(email, password)",
+        f'autologin("a", "{p}")',
+        f'password("{p}")',
+        "requests.get(url, auth=('user', 'password'))",
+        "HTTPBasicAuth('alice', '<password>')",
+        f"HTTPBasicAuth('alice', '{p}', 'extra')",
+    ):
+        kept(scrubber, text)
+
+
+def test_secure_strings_from_plain_text(tmp_path: Any, scrubber: Scrubber) -> None:
+    """PowerShell's ``ConvertTo-SecureString "<pw>" -AsPlainText -Force`` (``-String``, piped
+    in, inside a ``(…)`` group): the password goes. A variable, and an encrypted standard
+    string (no ``-AsPlainText``), stay."""
+    p = pw()
+    for text in (
+        f'New-ADUser -Name bob -AccountPassword (ConvertTo-SecureString "{p}" -AsPlainText -Force)',
+        f"$pw = ConvertTo-SecureString -String '{p}' -AsPlainText -Force",
+        f'$pw = "{p}" | ConvertTo-SecureString -AsPlainText -Force',
+    ):
+        _command_loses(tmp_path, scrubber, text, p)
+    for text in (
+        "$pw = ConvertTo-SecureString $plain -AsPlainText -Force",
+        f'$pw = ConvertTo-SecureString "01000000d08c9ddf{r(HEX, 40)}"',
+    ):
+        kept(scrubber, text)
+
+
+def test_psexec_vault_unseal_and_curl_without_a_user(tmp_path: Any, scrubber: Scrubber) -> None:
+    """PsExec's ``-p <password>``, Vault's unseal keys (``vault operator unseal <key>`` and
+    ``vault operator init``'s ``Unseal Key 1: <key>`` lines) and ``curl -u :<password>``
+    (an empty user): the secret goes; a URL given to ``-u`` is not user:password."""
+    p, key = pw(), r(B64, 43) + "="
+    for text, secret in (
+        (f"cmd.exe /C PSEXEC \\\\10.0.94.120 -u Administrator -p {p} CMD /C ECHO", p),
+        (f"psexec64.exe \\\\host -u admin -p {p} cmd", p),
+        (f"vault operator unseal {key}", key),
+        (f"kubectl exec vault-0 -- vault operator unseal -migrate '{key}'", key),
+        (f"Unseal Key 1: {key}", key),
+        (f'curl -u ":{p}" https://localhost:9200', p),
+    ):
+        _command_loses(tmp_path, scrubber, text, secret)
+    for text in ("psexec \\\\host -s cmd", "vault operator unseal", "vault operator unseal -reset"):
+        kept(scrubber, text)
+    out = gone(scrubber, f"az login --service-principal -u http://app -p {p} --tenant t", p)
+    assert "http://app" in out, out
+
+
+def test_long_flags_whose_name_ends_in_a_secret_word(tmp_path: Any, scrubber: Scrubber) -> None:
+    """``--github-token <v>``, ``--db-password=<v>``, gpg's ``--passphrase``, az's
+    ``--account-key``, ``aws secretsmanager … --secret-string``: any long flag whose name
+    ends in a secret word loses its value. Names that go on after the word (``--token-file``,
+    ``--password-stdin``), AWS's ``--next-token`` paging id, counts and a flag with no value
+    stay."""
+    p, tok = pw(), r(A62, 32)
+    for text, secret in (
+        (f"mytool --github-token {tok}", tok),
+        (f"mytool --auth-token {tok} --verbose", tok),
+        (f"deploy --access-token='{tok}'", tok),
+        (f"mytool --db-password {p}", p),
+        (f"gpg --batch --passphrase {p} -c file", p),
+        (f"az storage blob upload --account-key {r(B64, 86)}== -f x", None),
+        (f"aws secretsmanager create-secret --name prod/db --secret-string {p}", p),
+    ):
+        if secret is None:
+            assert "--account-key [REDACTED:" in gone(scrubber, text, text.split()[5]), text
+            continue
+        _command_loses(tmp_path, scrubber, text, secret)
+    for text in (
+        "mytool --token-file /path/to/file",
+        f"aws s3api list-objects --bucket b --next-token {r(A62, 40)}",
+        f"aws dynamodb list-tables --starting-token {r(A62, 80)}",
+        f"aws ecs run-task --cluster default --client-token {r(A62, 36)}",
+        "aws wafv2 delete-ip-set --lock-token 46851772-db6f-459d-9385-49428812e357",
+        "llm --max-tokens 4096",
+        "mytool --no-password --user bob",
+        "mytool --secret-name my-secret",
+        "pre-token value1234 and x-token value5678",
+    ):
+        kept(scrubber, text)
+
+
+def test_more_tools_short_password_flags(tmp_path: Any, scrubber: Scrubber) -> None:
+    """Tool by tool, from each manual: zip/unzip ``-P <pw>``, 7-Zip ``-p<pw>``, openssl
+    ``enc -k <pw>``, Samba's ``-U user%<pw>``, macOS ``security add-generic-password -w
+    <pw>``, ``echo <pw> | sudo -S``, and ``aws ssm put-parameter --type SecureString --value
+    <v>``. The same flags of other tools, and the forms that ask for the password, stay."""
+    p = pw()
+    for text in (
+        f"zip -P {p} secret.zip file",
+        f"unzip -P {p} secret.zip",
+        f"7z a -p{p} archive.7z files",
+        f"openssl enc -aes-256-cbc -k {p} -in a -out b",
+        f"smbclient //server/share -U bob%{p}",
+        f"smbclient //server/share --user=CORP/bob%{p} -c ls",
+        f"security add-generic-password -a bob -s svc -w {p}",
+        f'echo "{p}" | sudo -S apt install x',
+        f"echo {p} | sudo -k -S systemctl restart x",
+        f"aws ssm put-parameter --name /prod/db/password --value {p} --type SecureString",
+        f'aws ssm put-parameter --type=SecureString --name x --value="{p}" --overwrite',
+    ):
+        _command_loses(tmp_path, scrubber, text, p)
+    for text in (
+        "7z x archive.7z -p",
+        f"gzip -P {p} file",
+        "zip -r out.zip dir",
+        "security add-generic-password -a bob -s svc -w",
+        f"echo {p} | sudo tee /etc/x",
+        "aws ssm put-parameter --name /app/region --value eu-west-1 --type String",
+        "aws ssm put-parameter --name x --type SecureString --value file://secret.txt",
+    ):
+        kept(scrubber, text)
+
+
+def test_commands_that_take_a_secret_argument_or_stdin(tmp_path: Any, scrubber: Scrubber) -> None:
+    """``cargo login <t>``, ``ngrok config add-authtoken <t>``, ``wandb login <key>``,
+    ``doppler secrets set NAME <v>``, ``dotnet user-secrets set NAME <v>``, ``netlify env:set
+    NAME <v>`` (a secret's name), config commands setting a secret key (``git config
+    github.token``, ``yarn config set npmAuthToken``, ``poetry config pypi-token.pypi``,
+    poetry's ``http-basic.<repo> <user> <pw>``), and the value piped or here-stringed into a
+    command that reads it on stdin (``wrangler secret put``, ``vercel env add``, ``gcloud
+    secrets create … --data-file=-``, ``docker secret create``, ``gh auth login
+    --with-token``)."""
+    tok, p = r(A62, 32), pw()
+    for text, secret in (
+        (f"cargo login {tok}", tok),
+        (f"ngrok config add-authtoken {tok}", tok),
+        (f"wandb login {tok}", tok),
+        (f"doppler secrets set API_KEY {tok}", tok),
+        (f"doppler secrets set -p proj -c dev API_KEY {tok}", tok),
+        (f"cargo login --registry foo {tok}", tok),
+        (f"git config --file .gitconfig github.token {tok}", tok),
+        (f'dotnet user-secrets set "Stripe:SecretKey" "{tok}"', tok),
+        (f"netlify env:set API_KEY {tok}", tok),
+        (f"git config --global github.token {tok}", tok),
+        (f"yarn config set npmAuthToken {tok}", tok),
+        (f"poetry config pypi-token.pypi {tok}", tok),
+        (f"poetry config http-basic.foo bob {p}", p),
+        (f"echo {tok} | wrangler secret put API_KEY", tok),
+        (f'npx wrangler secret put API_KEY <<< "{tok}"', tok),
+        (f"echo -n {tok} | vercel env add API_KEY production", tok),
+        (f"echo -n {tok} | gcloud secrets create api-key --data-file=-", tok),
+        (f'printf "{tok}" | gcloud secrets versions add api-key --data-file=-', tok),
+        (f"echo {p} | docker secret create db_password -", p),
+        (f"echo {tok} | gh auth login --with-token", tok),
+    ):
+        _command_loses(tmp_path, scrubber, text, secret)
+    for text in (
+        "git config --global user.name bob",
+        "git config user.email bob@example.com",
+        "git config --global credential.helper store",
+        "netlify env:set NODE_VERSION 20",
+        "cargo login",
+        "poetry config virtualenvs.in-project true",
+        "wandb login --relogin",
+        "gh auth login --web",
+        "cat token.txt | wrangler secret put API_KEY",
+        "mygit config github.token x",
+    ):
+        kept(scrubber, text)
+
+
+def test_secret_command_keywords_are_its_commands() -> None:
+    """The prefilter keywords of the secret-command finder are exactly its commands: a
+    command missing from them would never be read."""
+    from trace_ingest.scrub_finders import _SECRET_COMMANDS
+    from trace_ingest.scrub_rules import _SECRET_COMMAND_KEYS
+
+    assert tuple(_SECRET_COMMANDS) == _SECRET_COMMAND_KEYS
+
+
+def test_builder_methods_named_after_the_secret(tmp_path: Any, scrubber: Scrubber) -> None:
+    """A builder's method whose whole name is a secret field's, called on an object, takes
+    the secret as its literal argument (``Client.builder().apiKey("…")``, Rust's
+    ``.api_key("…")``, Spring's ``.password("{noop}…")``, whose encoding prefix stays); also
+    JavaScript's ``??=`` and Ruby's ``||=`` assignments. A method named around the word
+    (``.passwordEncoder(…)``), a plain function, an identifier, a name and a variable stay."""
+    tok, p = r(A62, 24), pw()
+    for text, secret in (
+        (f'client = Client.builder().apiKey("{tok}").build();', tok),
+        (f'let c = Client::new().api_key("{tok}");', tok),
+        (f'auth.clientSecret("{tok}")', tok),
+        (f'User.withUsername("bob").password("{{noop}}{p}").roles("USER").build();', p),
+        (f'process.env.API_KEY ??= "{tok}"', tok),
+        (f'ENV["API_KEY"] ||= "{tok}"', tok),
+    ):
+        _command_loses(tmp_path, scrubber, text, secret)
+    for text in (
+        ".passwordEncoder(new BCryptPasswordEncoder())",
+        'lexer.token("IDENTIFIER")',
+        f'token("{tok}")',
+        'cfg.secret("db-credentials")',
+        "b.password(pw)",
+        "x ||= y",
+    ):
+        kept(scrubber, text)
+
+
+def test_more_credential_calls(tmp_path: Any, scrubber: Scrubber) -> None:
+    """libcurl's ``CURLOPT_USERPWD`` (PHP, pycurl) loses the password after the ``:``;
+    OkHttp's ``Credentials.basic(user, pw)``, ``ftplib.FTP(host, user, pw)`` and Ruby's
+    ``basic_auth user, pw`` (with or without parentheses) lose the password. A concatenation,
+    variables, a plain ``basic(…)`` and an FTP connection without a login stay."""
+    p = pw()
+    for text in (
+        f'curl_setopt($ch, CURLOPT_USERPWD, "bob:{p}");',
+        f"c.setopt(pycurl.USERPWD, 'bob:{p}')",
+        f'String auth = Credentials.basic("bob", "{p}");',
+        f'ftp = ftplib.FTP("ftp.example.com", "bob", "{p}")',
+        f"req.basic_auth 'bob', '{p}'",
+        f'req.basic_auth("bob", "{p}")',
+    ):
+        _command_loses(tmp_path, scrubber, text, p)
+    for text in (
+        'curl_setopt($ch, CURLOPT_USERPWD, $user . ":" . $pass);',
+        "req.basic_auth user, pass",
+        f'basic("bob", "{p}")',
+        'ftp = FTP("ftp.example.com")',
+    ):
+        kept(scrubber, text)
