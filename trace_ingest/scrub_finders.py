@@ -10,6 +10,7 @@ from trace_ingest.scrub_rules import (
     _AN,
     _B64URL,
     _COMMAND_CUTS,
+    _CREDENTIAL_KEYS,
     _LETTERS,
     _SEP,
     _UA,
@@ -17,6 +18,7 @@ from trace_ingest.scrub_rules import (
     _after_tool,
     _assigned_secret,
     _boundary_before,
+    _call_args,
     _env_name,
     _env_secret,
     _Lazy,
@@ -333,9 +335,11 @@ _CLI_TOOL_WORDS = (
     ("redis-cli", "redis-cli"),
     ("keytool", "keytool"),
     ("psexec", "psexec"),
-    ("zip", "zip"),
-    ("unzip", "zip"),
-    ("7z", "7z"),
+    ("zip", "zip "),
+    ("unzip", "zip "),
+    ("7z", "7z "),
+    ("7za", "7za "),
+    ("7zz", "7zz "),
     ("smbclient", "smbclient"),
     ("rpcclient", "rpcclient"),
     ("smbget", "smbget"),
@@ -897,8 +901,6 @@ _CALLEE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 def _credential_call_finder(text: str, low: str) -> Iterator[Span]:
     """The password literal of a call or tuple that takes a user and a password
     (``_CREDENTIAL_CALLS``, ``_AUTH_TUPLES``), unless it is a placeholder or a variable."""
-    from trace_ingest.scrub_rules import _CREDENTIAL_KEYS, _call_args
-
     subject = low if len(low) == len(text) else _lower_same_length(text)
     absent = _absent_in(subject)
     for key in _CREDENTIAL_KEYS:

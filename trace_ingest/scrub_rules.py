@@ -2855,10 +2855,12 @@ _SECRET_COMMAND_KEYS = (
 )  # fmt: skip
 
 # the keywords of ``scrub_finders._cli_short_finder``: the tools whose short flags it reads
+# (``zip ``, ``7z `` with the blank their command needs: a bare ``7z`` or ``zip`` turns up in
+# random ids, and would load the finder and its regex into a hook call for nothing)
 _CLI_TOOLS = (
     "mysql", "mariadb", "login", "mongo", "twine", "sshpass", "redis-cli", "keytool",
-    "password-stdin", "psexec", "zip", "7z", "smbclient", "rpcclient", "smbget", "smbcacls",
-    "openssl", "sudo", "add-generic-password", "add-internet-password",
+    "password-stdin", "psexec", "zip ", "7z ", "7za ", "7zz ", "smbclient", "rpcclient",
+    "smbget", "smbcacls", "openssl", "sudo", "add-generic-password", "add-internet-password",
 )  # fmt: skip
 
 # the keywords of ``scrub_finders._cli_args_finder``: the commands whose arguments it reads
