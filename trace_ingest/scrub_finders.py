@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from trace_ingest._regex import IGNORECASE, MULTILINE
 from trace_ingest.scrub_rules import (
+    _7Z_KEYS,
     _AN,
     _B64URL,
     _COMMAND_CUTS,
@@ -337,7 +338,7 @@ _CLI_TOOL_WORDS = (
     ("psexec", "psexec"),
     ("zip", "zip "),
     ("unzip", "zip "),
-    ("7z", "7z "),
+    *(("7z", keyword) for keyword in _7Z_KEYS),
     ("7za", "7za "),
     ("7zz", "7zz "),
     ("smbclient", "smbclient"),
@@ -408,7 +409,7 @@ def _cli_short_finder(text: str, low: str) -> Iterator[Span]:
     subject = low if len(low) == len(text) else _lower_same_length(text)
     match = _CLI_TOOL().match
     absent = _absent_in(subject)
-    words = tuple(w for w, keyword in _CLI_TOOL_WORDS if keyword not in absent)
+    words = tuple(dict.fromkeys(w for w, keyword in _CLI_TOOL_WORDS if keyword not in absent))
     for at in _occurrences(subject, words):
         if at < done or (tool := match(text, at)) is None:
             continue

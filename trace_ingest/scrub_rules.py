@@ -1017,6 +1017,16 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
     yield from _env_set_any_case(text, low, done)
 
 
+def _no_value(subject: str, end: int) -> bool:
+    """Whether the name ending at ``end`` is assigned nothing: ``=`` then the line's end (a
+    real one or a ``\\n`` escape) or the text's. An .env template is lines of ``API_KEY=``;
+    the assignment finders skip them before any other work on them."""
+    if not subject.startswith("=", end):
+        return False
+    after = subject[end + 1 : end + 3]
+    return not after or after[0] in "\r\n" or after == "\\n"
+
+
 def _dotenv_upper(text: str, low: str) -> Iterator[Span]:
     """``_dotenv_finder``'s upper-case names: found by their words, then the line's start or
     the command before them."""
@@ -1032,6 +1042,8 @@ def _dotenv_upper(text: str, low: str) -> Iterator[Span]:
             if i < 0:
                 break
             pos = i + 1
+            if _no_value(text, i + len(word)):
+                continue  # ``API_KEY=`` and nothing after it on its line
             lo = max(0, i - _LINE_WINDOW)
             nl = text.rfind("\n", lo, i)
             esc = text.rfind("\\n", lo, i)
@@ -1041,7 +1053,8 @@ def _dotenv_upper(text: str, low: str) -> Iterator[Span]:
                 start = max(nl + 1, esc + 2 if esc >= 0 else 0)
             # a command anywhere on the line: ``{"command": "export PGPASSWORD=…"``,
             # ``cd app && setx API_TOKEN …``; on a long line, only in the window
-            head = _env_command(text, max(start, lo), i)
+            # the shortest command (``set ``) needs 4 characters before the name
+            head = _env_command(text, max(start, lo), i) if i - start >= 4 else -1
             if head > start:
                 start = head
             elif start < 0:
@@ -1730,6 +1743,8 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             continue
         for i in _word_positions(subject, word):
             kend = _gen_key_end(subject, i, word)
+            if kend == -1 or _no_value(subject, kend if kend >= 0 else -kend - 2):
+                continue
             if kend >= 0:
                 hits[i] = kend
             elif kend < -1 and (i == 0 or not text[i - 1].isalpha() or text[i].isupper()):
@@ -1747,11 +1762,14 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             continue
         quote = m.group(1)
         op = m.group(0).rstrip(" \t\"'`\\")
-        # ``setProperty("X_TOKEN", "value")``, ``define('DB_PASSWORD', 'value')``: a quoted
-        # name (the rest of it after the key word, then its quote), then a quoted value
-        named = subject[kend : m.end()].lstrip(_NAME_REST).lstrip(" \t\\")[:1] in ('"', "'")
-        if op.endswith(",") and (not quote or not named):
-            continue
+        if op.endswith(","):
+            if not quote:
+                continue
+            # ``setProperty("X_TOKEN", "value")``, ``define('DB_PASSWORD', 'value')``: a
+            # quoted name (the rest of it after the key word, then its quote), then a value
+            named = subject[kend : m.end()].lstrip(_NAME_REST).lstrip(" \t\\")[:1]
+            if named not in ('"', "'"):
+                continue
         if op.endswith("(") and not _setter(text, subject, i):
             continue  # setPassword("…"), withApiKey("…"); not getToken("…") or f(token("…"))
         nxt = m.end()
@@ -2384,16 +2402,19 @@ def _dash_flag_finder(text: str, low: str) -> Iterator[Span]:
     """``-Password <v>``, ``-ApiKey:<v>``, ``--github-token=<v>`` (see ``_DASH_WORDS``): the
     value, unless it is a placeholder, a variable (``$pw``), a subexpression or the next
     flag."""
+    if "-" not in text:
+        return
     subject = low if len(low) == len(text) else _lower_same_length(text)
     absent = _absent_in(subject)
     value_at = _DASH_VALUE().match
+    dash_before = subject.rfind
     for base in _DASH_BASES:
         if base in absent:
             continue
         done = 0  # a value read is not searched again (keeps "-token=" * n linear)
         for k in _word_positions(subject, base):
-            if k < done:
-                continue
+            if k < done or dash_before("-", max(0, k - _DASH_NAME_REACH - 16), k) < 0:
+                continue  # no dash within a name's reach (and a key head's) before it
             i, pos = _dash_word(subject, base, k)
             if i < 0 or (dash := _dash_name(subject, i)) < 0:
                 continue
@@ -2854,12 +2875,16 @@ _SECRET_COMMAND_KEYS = (
     "docker secret create", "gh auth login", "firebase functions:secrets:set",
 )  # fmt: skip
 
+# 7-Zip's command line is ``7z <command> [<switches>…]``: its keywords are the commands that
+# read an archive's password (add, extract, update, test, list), and a switch written first.
+# Not a bare ``7z ``: every log line stamped at a second ending in 7 holds one
+# (``10:00:07Z INFO``), and would load the finder's module into a hook call for nothing.
+_7Z_KEYS = ("7z a ", "7z e ", "7z x ", "7z u ", "7z t ", "7z l ", "7z -p")
 # the keywords of ``scrub_finders._cli_short_finder``: the tools whose short flags it reads
-# (``zip ``, ``7z `` with the blank their command needs: a bare ``7z`` or ``zip`` turns up in
-# random ids, and would load the finder and its regex into a hook call for nothing)
+# (``zip `` with the blank its command needs: a bare ``7z`` or ``zip`` turns up in random ids)
 _CLI_TOOLS = (
     "mysql", "mariadb", "login", "mongo", "twine", "sshpass", "redis-cli", "keytool",
-    "password-stdin", "psexec", "zip ", "7z ", "7za ", "7zz ", "smbclient", "rpcclient",
+    "password-stdin", "psexec", "zip ", *_7Z_KEYS, "7za ", "7zz ", "smbclient", "rpcclient",
     "smbget", "smbcacls", "openssl", "sudo", "add-generic-password", "add-internet-password",
 )  # fmt: skip
 

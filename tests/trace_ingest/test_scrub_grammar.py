@@ -1767,6 +1767,8 @@ def test_more_tools_short_password_flags(tmp_path: Any, scrubber: Scrubber) -> N
         f"zip -P {p} secret.zip file",
         f"unzip -P {p} secret.zip",
         f"7z a -p{p} archive.7z files",
+        f"7z x archive.7z -p{p} -o/tmp/out",
+        f"7z -p{p} a out.7z files",
         f"openssl enc -aes-256-cbc -k {p} -in a -out b",
         f"smbclient //server/share -U bob%{p}",
         f"smbclient //server/share --user=CORP/bob%{p} -c ls",
@@ -1787,6 +1789,28 @@ def test_more_tools_short_password_flags(tmp_path: Any, scrubber: Scrubber) -> N
         "aws ssm put-parameter --name x --type SecureString --value file://secret.txt",
     ):
         kept(scrubber, text)
+
+
+def test_log_timestamps_select_no_rarer_finder(scrubber: Scrubber) -> None:
+    """Every second's UTC timestamp at every log level (``10:00:07Z INFO``) leaves the rules
+    whose finders live in ``scrub_finders`` unselected: a keyword that occurs in ordinary
+    log lines (``7z `` did) loads that module into every hook call that carries a log."""
+    from trace_ingest import scrub_finders
+
+    log = "\n".join(
+        f"2024-05-01T10:{m:02d}:{s:02d}Z {level} req=a8ab06 done in {s}ms"
+        for m in (0, 7, 17)
+        for s in range(60)
+        for level in ("INFO", "WARN", "ERROR", "DEBUG", "TRACE", "ok", "at", "exit", "user")
+    ).lower()
+    rarer = [
+        (rule.id, kw)
+        for rule in builtin_rules()
+        if hasattr(scrub_finders, getattr(rule.finder, "__name__", ""))
+        for kw in rule.keywords
+        if kw in log
+    ]
+    assert rarer == []
 
 
 def test_commands_that_take_a_secret_argument_or_stdin(tmp_path: Any, scrubber: Scrubber) -> None:
