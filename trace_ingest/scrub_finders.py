@@ -10,6 +10,7 @@ from trace_ingest.scrub_rules import (
     _7Z_KEYS,
     _AN,
     _B64URL,
+    _BASIC_PAIR_KEYS,
     _COMMAND_CUTS,
     _CREDENTIAL_KEYS,
     _LETTERS,
@@ -942,6 +943,61 @@ def _credential_call_finder(text: str, low: str) -> Iterator[Span]:
             if user is not None and text[user[0] : user[1]].lower() == value.lower():
                 continue  # PlainCredentials('guest', 'guest'): the documented default pair
             yield span
+
+
+# A Basic-auth pair encoded by hand: ``btoa("user:pass")`` (JavaScript), Node's
+# ``Buffer.from("user:pass").toString("base64")``, Python's ``base64.b64encode(b"user:pass")``,
+# PHP's ``base64_encode``, Ruby's ``Base64.strict_encode64``, Java's
+# ``encodeToString("user:pass".getBytes())``, Go's ``EncodeToString([]byte("user:pass"))``, .NET's
+# ``ToBase64String(Encoding.UTF8.GetBytes("user:pass"))``, and the shell's ``echo -n
+# user:pass | base64``: the password after the first ``:`` of the literal. The literal is the
+# call's first argument (or that of one call inside it); a name before the ``:`` holds no
+# ``:``, blank, quote or template character, so ``f"{u}:{p}"``, ``${u}:${p}`` and
+# ``user + ":" + pw`` (no literal pair) are kept, as is a ``data:`` URI.
+_BASIC_LITERAL = _Lazy(
+    r"[ \t]*+(?:\[\]byte\(|[A-Za-z_][\w.]{0,40}+\([ \t]*+)?[bu]?(\\?[\"'`])"
+    r"([^\s:\"'`\\$%{}<>()]{1,64}+):([^\s\"'`\\]{4,128}+)\1"
+)
+_BASIC_ECHO = _Lazy(
+    r"(?:echo|printf)(?:[ \t]++-[neE]{1,3}+)?(?:[ \t]++\\?[\"']%s\\?[\"'])?[ \t]++"
+    r"(\\?[\"']?)([^\s:\"'`\\$%{}<>()|;&]{1,64}+):([^\s\"'`\\|;&]{4,128}+)\1[ \t]*+\Z"
+)
+_BASIC_REACH = 300  # characters of a line read back from ``| base64`` for its ``echo``
+
+
+def _basic_pair_finder(text: str, low: str) -> Iterator[Span]:
+    """The password of a ``user:password`` literal encoded for Basic auth by hand (see
+    ``_BASIC_LITERAL``), unless it is a placeholder or a variable."""
+    subject = low if len(low) == len(text) else _lower_same_length(text)
+    absent = _absent_in(subject)
+    literal, echo = _BASIC_LITERAL(), _BASIC_ECHO()
+    for key in _BASIC_PAIR_KEYS:
+        if key in absent:
+            continue
+        pos = 0
+        while (i := subject.find(key, pos)) >= 0:
+            pos = i + len(key)
+            if key[-1] == "(":
+                if not _boundary_before(subject, i) and subject[i - 1 : i] not in "._":
+                    continue  # mybtoa(…); base64.b64encode(, strict_encode64(, urlsafe_b64encode(
+                m = literal.match(text, pos)
+                if m is None:
+                    continue
+                if key == "buffer.from(" and "base64" not in subject[m.end() : m.end() + 40]:
+                    continue  # Buffer.from("a:b") read as text, not encoded
+            else:
+                lo = max(0, i - _BASIC_REACH)
+                esc = text.rfind("\\n", lo, i)  # a JSON-escaped line break
+                start = max(text.rfind("\n", lo, i) + 1, esc + 2 if esc >= 0 else 0, lo)
+                at = max(subject.rfind("echo", start, i), subject.rfind("printf", start, i))
+                if at < 0 or (m := echo.match(text, at, i)) is None:
+                    continue
+            user, value = m.group(2), m.group(3)
+            if user.lower() == "data" or value.startswith("//"):
+                continue  # a data: URI, a URL
+            if _placeholder(value, identifiers=False):
+                continue
+            yield m.span(3)
 
 
 # PowerShell's ``ConvertTo-SecureString "<password>" -AsPlainText -Force`` (also ``-String

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         _aws_pair_finder,
         _azure_ad_finder,
         _azure_finder,
+        _basic_pair_finder,
         _cli_args_finder,
         _cli_short_finder,
         _cookie_finder,
@@ -104,6 +105,7 @@ if TYPE_CHECKING:
     )
 else:
     _aws_pair_finder = _later("scrub_finders", "_aws_pair_finder")
+    _basic_pair_finder = _later("scrub_finders", "_basic_pair_finder")
     _azure_ad_finder = _later("scrub_finders", "_azure_ad_finder")
     _azure_finder = _later("scrub_finders", "_azure_finder")
     _cli_args_finder = _later("scrub_finders", "_cli_args_finder")
@@ -2824,6 +2826,7 @@ def _context_rules() -> list[Rule]:
         Rule("sql-password", ("password", "identified"), finder=_sql_password_finder),
         Rule("credential-call", _CREDENTIAL_KEYS, finder=_credential_call_finder),
         Rule("credential-call", ("convertto-securestring",), finder=_secure_string_finder),
+        Rule("credential-call", _BASIC_PAIR_KEYS, finder=_basic_pair_finder),
         Rule(
             "npmrc-auth",
             # npm's per-registry keys are ``//<registry path>/:_authToken`` (the ``/`` is part
@@ -2864,6 +2867,11 @@ _CREDENTIAL_KEYS = (
     "mysqli_connect(", "mysql_connect(", "auth=(", "auth = (", "credentials.basic(",
     "ftp(", "ftp_tls(", "basic_auth(", "basic_auth ",
 )  # fmt: skip
+
+# the keywords of ``scrub_finders._basic_pair_finder``: the calls that base64-encode a
+# ``user:password`` literal for Basic auth, and the shell's pipe into ``base64``
+_BASIC_PAIR_KEYS = ("btoa(", "b64encode(", "base64_encode(", "encode64(", "tobase64string(",
+                    "encodetostring(", "buffer.from(", "| base64", "|base64")  # fmt: skip
 
 # the keywords of ``scrub_finders._secret_command_finder``: the commands it reads, as typed
 # (``scrub_finders._SECRET_COMMANDS``; test_secret_command_keywords_are_its_commands)

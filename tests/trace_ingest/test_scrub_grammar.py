@@ -1791,6 +1791,41 @@ def test_more_tools_short_password_flags(tmp_path: Any, scrubber: Scrubber) -> N
         kept(scrubber, text)
 
 
+def test_basic_auth_pairs_encoded_by_hand(tmp_path: Any, scrubber: Scrubber) -> None:
+    """A ``user:password`` literal base64-encoded for a Basic header, in each language's
+    idiom and the shell's ``echo -n u:p | base64``, loses its password (the user stays); no
+    literal pair (a concatenation, a template, a variable), a ``data:`` URI, a placeholder,
+    a pair read as text and another function of the same suffix are kept."""
+    p = pw()
+    for text in (
+        f'const auth = btoa("admin:{p}")',
+        f'"Basic " + base64.b64encode(b"svc_user:{p}").decode()',
+        f"base64.urlsafe_b64encode('bob:{p}'.encode())",
+        f'Buffer.from("bob:{p}").toString("base64")',
+        f'Base64.getEncoder().encodeToString("bob:{p}".getBytes())',
+        f'Convert.ToBase64String(Encoding.UTF8.GetBytes("bob:{p}"))',
+        f'base64.StdEncoding.EncodeToString([]byte("bob:{p}"))',
+        f'$h = base64_encode("bob:{p}");',
+        f'Base64.strict_encode64("bob:{p}")',
+        f'curl -H "Authorization: Basic $(echo -n admin:{p} | base64)" https://api.example.com',
+        f"printf '%s' 'admin:{p}' | base64",
+        f'echo "admin:{p}" |base64 -w0',
+    ):
+        _command_loses(tmp_path, scrubber, text, p)
+    for text in (
+        'btoa(user + ":" + pass)',
+        "btoa(`${u}:${p}`)",
+        'b64encode(f"{u}:{p}".encode())',
+        'base64.b64encode(b"data:image/png")',
+        "echo -n $USER:$PASS | base64",
+        f'Buffer.from("hello:{p}").toString("utf8")',
+        'btoa("user:<password>")',
+        'echo -n "a:b" | base64',
+        f'x = mybtoa("bob:{p}")',
+    ):
+        kept(scrubber, text)
+
+
 def test_log_timestamps_select_no_rarer_finder(scrubber: Scrubber) -> None:
     """Every second's UTC timestamp at every log level (``10:00:07Z INFO``) leaves the rules
     whose finders live in ``scrub_finders`` unselected: a keyword that occurs in ordinary
