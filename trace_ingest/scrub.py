@@ -452,11 +452,16 @@ class Scrubber:
     def _apply(self, text: str, spans: list[tuple[int, int, str]]) -> tuple[str, dict[str, int]]:
         parts: list[str] = []
         counts: dict[str, int] = {}
+        tags: dict[tuple[str, str], str] = {}  # a value repeated is fingerprinted once
         pos = 0
         for start, end, rule_id in spans:
             parts.append(text[pos:start])
-            fp = self.fingerprint(normalize_secret(rule_id, text[start:end]))
-            parts.append(f"[REDACTED:{rule_id}:{fp}]")
+            secret = text[start:end]
+            tag = tags.get((rule_id, secret))
+            if tag is None:
+                fp = self.fingerprint(normalize_secret(rule_id, secret))
+                tag = tags[(rule_id, secret)] = f"[REDACTED:{rule_id}:{fp}]"
+            parts.append(tag)
             counts[rule_id] = counts.get(rule_id, 0) + 1
             pos = end
         parts.append(text[pos:])

@@ -27,6 +27,7 @@ from trace_ingest.scrub_rules import (
     _lower_same_length,
     _occurrences,
     _prefixed_matches,
+    line_start,
     prefixed_finditer,
     windowed_finditer,
 )
@@ -986,9 +987,9 @@ def _basic_pair_finder(text: str, low: str) -> Iterator[Span]:
                 if key == "buffer.from(" and "base64" not in subject[m.end() : m.end() + 40]:
                     continue  # Buffer.from("a:b") read as text, not encoded
             else:
-                lo = max(0, i - _BASIC_REACH)
-                esc = text.rfind("\\n", lo, i)  # a JSON-escaped line break
-                start = max(text.rfind("\n", lo, i) + 1, esc + 2 if esc >= 0 else 0, lo)
+                start = line_start(text, i, _BASIC_REACH)
+                if start < 0:
+                    start = i - _BASIC_REACH  # a longer line: its last _BASIC_REACH characters
                 at = max(subject.rfind("echo", start, i), subject.rfind("printf", start, i))
                 if at < 0 or (m := echo.match(text, at, i)) is None:
                     continue

@@ -1019,6 +1019,17 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
     yield from _env_set_any_case(text, low, done)
 
 
+def line_start(text: str, i: int, reach: int) -> int:
+    """Where the line holding ``i`` starts: after the last real or ``\\n``-escaped line break
+    in the ``reach`` characters before ``i``, or at the text's start when that is within
+    them; -1 when the line starts further back."""
+    lo = max(0, i - reach)
+    nl, esc = text.rfind("\n", lo, i), text.rfind("\\n", lo, i)
+    if nl < 0 and esc < 0:
+        return 0 if lo == 0 else -1
+    return max(nl + 1, esc + 2 if esc >= 0 else 0)
+
+
 def _no_value(subject: str, end: int) -> bool:
     """Whether the name ending at ``end`` is assigned nothing: ``=`` then the line's end (a
     real one or a ``\\n`` escape) or the text's. An .env template is lines of ``API_KEY=``;
@@ -1047,12 +1058,7 @@ def _dotenv_upper(text: str, low: str) -> Iterator[Span]:
             if _no_value(text, i + len(word)):
                 continue  # ``API_KEY=`` and nothing after it on its line
             lo = max(0, i - _LINE_WINDOW)
-            nl = text.rfind("\n", lo, i)
-            esc = text.rfind("\\n", lo, i)
-            if nl < 0 and esc < 0:
-                start = 0 if lo == 0 else -1  # -1: the line starts too far back
-            else:
-                start = max(nl + 1, esc + 2 if esc >= 0 else 0)
+            start = line_start(text, i, _LINE_WINDOW)  # -1: the line starts too far back
             # a command anywhere on the line: ``{"command": "export PGPASSWORD=…"``,
             # ``cd app && setx API_TOKEN …``; on a long line, only in the window
             # the shortest command (``set ``) needs 4 characters before the name
@@ -1922,11 +1928,9 @@ def _past_break(text: str, pos: int) -> int:
 def _key_indent(text: str, i: int) -> int:
     """The blanks that start the line holding ``i``: it starts after the last real or
     ``\\n``-escaped break, looked for 256 characters back (a longer line counts as 0)."""
-    lo = max(0, i - 256)
-    a, b = text.rfind("\n", lo, i), text.rfind("\\n", lo, i)
-    if a < 0 and b < 0 and lo > 0:
+    start = line_start(text, i, 256)
+    if start < 0:
         return 0
-    start = max(a + 1, b + 2 if b >= 0 else 0)
     if start == 0 and text[:1] == '"':
         start = 1  # JSON text: the string's first line starts after its quote
     j = start
@@ -2358,6 +2362,9 @@ _KEY_HEADS = ("api-", "api_", "api", "account-", "access-", "secret-", "auth-", 
 # what follows the flag's name: its separator and the value
 _DASH_VALUE = _Lazy(r"(?::|=|[ \t]++)(?:\\?[\"'])?([^\s\"'`;|&,)]{6,512}+)")
 _DASH_NAME_REACH = 40  # characters of a name before its secret word (--aws-secret-access-key)
+# how far before a base word (``_DASH_BASES``) a flag's dash can be: a name's reach before the
+# secret word, which starts up to a key head before ``key`` (``--subscription-key``)
+_DASH_REACH = _DASH_NAME_REACH + max(map(len, _KEY_HEADS))
 # autotools' feature switches (``--with-<feature>[=<value>]``, ``--enable-<feature>``): the
 # value is a path or an option
 _FEATURE_SWITCHES = ("with-", "without-", "enable-", "disable-")
@@ -2415,8 +2422,8 @@ def _dash_flag_finder(text: str, low: str) -> Iterator[Span]:
             continue
         done = 0  # a value read is not searched again (keeps "-token=" * n linear)
         for k in _word_positions(subject, base):
-            if k < done or dash_before("-", max(0, k - _DASH_NAME_REACH - 16), k) < 0:
-                continue  # no dash within a name's reach (and a key head's) before it
+            if k < done or dash_before("-", max(0, k - _DASH_REACH), k) < 0:
+                continue  # no dash within a flag name's reach before the word
             i, pos = _dash_word(subject, base, k)
             if i < 0 or (dash := _dash_name(subject, i)) < 0:
                 continue
