@@ -1063,6 +1063,10 @@ def _ssm_secure_values(text: str, low: str) -> Iterator[Span]:
             yield from _cli_secret(text, value)
 
 
+# OpenLDAP's client tools, ``ldap<op>``: all take the bind password as ``-w <password>``
+_LDAP_OPS = ("search", "add", "modify", "delete", "whoami", "compare", "modrdn", "exop",
+             "passwd")  # fmt: skip
+
 # Commands that take a secret as an argument or on stdin, each from its tool's documentation:
 # the command's words as typed (lowered, one space between) -> how the secret comes:
 #   "secret" n: the n-th word after the command that is no flag is a secret, whatever it names
@@ -1071,6 +1075,13 @@ def _ssm_secure_values(text: str, low: str) -> Iterator[Span]:
 #   "keyed": ``<key> <value>``, when ``key = value`` is a secret assignment (the
 #     ``generic-assignment`` verdict, as for ``aws configure set``)
 #   "stdin": the value ``echo``/``printf`` pipe into the command, or its ``<<<`` here-string
+#   "stdin-pair": the password of the ``user:password`` piped in (``chpasswd``)
+#   "assign": each ``NAME=value`` word, when ``NAME=value`` would be a ``.env`` secret
+#   "every": the value of each ``NAME=value`` word (a store whose every value is a secret)
+#   "slash": the password of Oracle's ``user/password[@db]`` connect word (not ``/nolog``)
+#   "flag": the value of a flag of ``_SECRET_FLAGS`` (``-p v``, ``--pass=v``, see there)
+# Words shaped ``name=value`` are no positional of a "secret" command (``vault login
+# -method=userpass username=bob``: the token is the bare word).
 _SECRET_COMMANDS: dict[str, tuple[str, int]] = {
     "cargo login": ("secret", 1),
     "ngrok authtoken": ("secret", 1),
@@ -1090,6 +1101,70 @@ _SECRET_COMMANDS: dict[str, tuple[str, int]] = {
     "docker secret create": ("stdin", 0),
     "gh auth login": ("stdin", 0),
     "firebase functions:secrets:set": ("stdin", 0),
+    "vault login": ("secret", 1),
+    "snyk auth": ("secret", 1),
+    "rclone obscure": ("secret", 1),
+    "neo4j-admin set-initial-password": ("secret", 1),
+    "neo4j-admin dbms set-initial-password": ("secret", 1),
+    "rabbitmqctl add_user": ("secret", 2),
+    "rabbitmqctl change_password": ("secret", 2),
+    "mc alias set": ("secret", 4),
+    "mc config host add": ("secret", 4),
+    "glab variable set": ("named", 2),
+    "heroku config:set": ("assign", 0),
+    "fly secrets set": ("every", 0),
+    "flyctl secrets set": ("every", 0),
+    "chpasswd": ("stdin-pair", 0),
+    "sqlplus": ("slash", 0),
+    "expdp": ("slash", 0),
+    "impdp": ("slash", 0),
+    "ssh-keygen": ("flag", 0),
+    "sqlcmd": ("flag", 0),
+    "doctl": ("flag", 0),
+    "vsce": ("flag", 0),
+    "ovsx": ("flag", 0),
+    "netlify": ("flag", 0),
+    "codecov": ("flag", 0),
+    "codecovcli": ("flag", 0),
+    "oc login": ("flag", 0),
+    "poetry publish": ("flag", 0),
+    "hatch publish": ("flag", 0),
+    "cqlsh": ("flag", 0),
+    "cypher-shell": ("flag", 0),
+    **{f"ldap{op}": ("flag", 0) for op in _LDAP_OPS},
+    "useradd": ("flag", 0),
+    "usermod": ("flag", 0),
+    "az keyvault secret set": ("flag", 0),
+    "unrar": ("flag", 0),
+    "lftp": ("flag", 0),
+}
+
+# The flags of a "flag" command that take a secret, each from its tool's manual and
+# case-sensitive as they are (sqlcmd's ``-p`` prints statistics, ``-P`` is the password):
+# the value is the next word, or glued after ``=`` for a long flag; a flag ending ``*`` also
+# takes it glued (``unrar -p<pw>``), one ending ``,`` takes the part after the comma of
+# ``user,password`` (``lftp -u``). A flag given alone asks for the secret, and is kept.
+_SECRET_FLAGS: dict[str, tuple[str, ...]] = {
+    "ssh-keygen": ("-N", "-P"),  # the new and the old passphrase
+    "sqlcmd": ("-P",),
+    "doctl": ("-t", "--access-token"),
+    "vsce": ("-p", "--pat"),
+    "ovsx": ("-p", "--pat"),
+    "netlify": ("--auth",),
+    "codecov": ("-t", "--token"),
+    "codecovcli": ("-t", "--token"),
+    "oc login": ("-p", "--password", "--token"),
+    "poetry publish": ("-p", "--password"),
+    "hatch publish": ("-a", "--auth"),
+    "cqlsh": ("-p", "--password"),
+    "cypher-shell": ("-p", "--password"),
+    **{f"ldap{op}": ("-w",) for op in _LDAP_OPS if op != "passwd"},
+    "ldappasswd": ("-w", "-s", "-a"),  # the bind, the new and the old password
+    "useradd": ("-p", "--password"),  # an encrypted password: a hash, no less secret
+    "usermod": ("-p", "--password"),
+    "az keyvault secret set": ("--value",),
+    "unrar": ("-p*",),
+    "lftp": ("-u,",),
 }
 
 
@@ -1101,16 +1176,31 @@ def _secret_command_finder(text: str, low: str) -> Iterator[Span]:
         pos = 0
         while (i := subject.find(command, pos)) >= 0:
             pos = i + len(command)
-            if not _boundary_before(subject, i) or subject[pos : pos + 1] not in ("", " ", "\t"):
-                continue  # mygit config, cargo loginx
+            nxt = subject[pos : pos + 1]
+            if not _boundary_before(subject, i) or (nxt and (nxt.isalnum() or nxt in "_-./:=")):
+                continue  # mygit config, cargo loginx, chpasswd.c; not chpasswd"} (JSON)
             words = _command_words(text, pos)
             if words:
                 pos = max(pos, words[-1][1])
             if how == "stdin":
                 yield from _stdin_secret(text, i, words)
                 continue
+            if how == "stdin-pair":
+                yield from _piped_pair(text, i)
+                continue
+            if how == "flag":
+                yield from _flag_secrets(text, words, _SECRET_FLAGS[command])
+                continue
             plain = _positional(text, words)
-            if how == "keyed":
+            if how in ("assign", "every"):
+                yield from _assigned_words(text, plain, how == "every")
+            elif how == "slash":
+                yield from _slash_connect(text, plain)
+            elif how == "secret":
+                plain = [w for w in plain if _NAME_IS().match(text, *_unquoted(text, w)) is None]
+                if nth <= len(plain):
+                    yield from _cli_secret(text, plain[nth - 1])
+            elif how == "keyed":
                 yield from _keyed_secret(text, plain)
             elif nth <= len(plain):
                 value = plain[nth - 1]
@@ -1129,6 +1219,79 @@ _SECRET_COMMAND_VALUE_FLAGS = frozenset((
     "-p", "--project", "-c", "--config", "--context", "--scope", "--filter", "--id",
     "--configuration", "--registry", "--host", "-f", "--file", "--location",
 ))  # fmt: skip
+
+
+_NAME_IS = _Lazy(r"[A-Za-z_][\w.-]*+=[^=]")  # ``name=value``; not base64's ``…==``
+
+
+def _flag_secrets(text: str, words: list[Span], flags: tuple[str, ...]) -> Iterator[Span]:
+    """The values ``words`` give the secret ``flags`` of their command (``_SECRET_FLAGS``)."""
+    glued = tuple(f[:-1] for f in flags if f.endswith("*"))
+    paired = {f[:-1] for f in flags if f.endswith(",")}
+    plain = {f for f in flags if not f.endswith(("*", ","))}
+    for k, (s, e) in enumerate(words):
+        start, end = _unquoted(text, (s, e))
+        word = text[start:end]
+        value: Span | None = None
+        if word in plain or word in paired:
+            if k + 1 < len(words):
+                value = words[k + 1]
+                if word in paired:
+                    vs, ve = _unquoted(text, value)
+                    comma = text.find(",", vs, ve)
+                    value = (comma + 1, ve) if comma >= 0 else None
+        elif word.startswith("--") and "=" in word and word[: word.index("=")] in plain:
+            value = (start + word.index("=") + 1, end)
+        elif glued and word.startswith(glued) and len(word) > 2:
+            value = (start + 2, end)
+        if value is not None and value[1] - value[0] >= 4:
+            yield from _cli_secret(text, value)
+
+
+def _assigned_words(text: str, plain: list[Span], every: bool) -> Iterator[Span]:
+    """The values of the ``NAME=value`` words of ``plain``: each one (``every``), or those
+    the ``.env`` verdict calls secret (``heroku config:set STRIPE_KEY=…``, not ``PORT=80``)."""
+    for word in plain:
+        start, end = _unquoted(text, word)
+        eq = text.find("=", start, end)
+        if eq <= start or end - eq <= 4:
+            continue
+        name = text[start:eq]
+        vs, ve = _unquoted(text, (eq + 1, end))
+        if not name.replace("_", "").isalnum():
+            continue
+        if every or (_env_name(name.upper()) and _env_secret(name.upper(), text[vs:ve])):
+            yield from _cli_secret(text, (vs, ve))
+
+
+def _slash_connect(text: str, plain: list[Span]) -> Iterator[Span]:
+    """The password of Oracle's ``user/password[@db]`` connect word, the first positional
+    (``sqlplus scott/<pw>@orcl``, ``expdp system/<pw>``); ``/nolog``, ``/ as sysdba``
+    (operating-system login) and ``user@db`` (asks) give none."""
+    if not plain:
+        return
+    start, end = _unquoted(text, plain[0])
+    slash = text.find("/", start, end)
+    if slash <= start or text.find("@", start, slash) >= 0:
+        return  # /nolog, @script.sql, user@//host/service
+    blank = text.find(" ", slash, end)  # "sys/<pw> as sysdba", quoted whole
+    end = blank if blank >= 0 else end
+    at = text.rfind("@", slash, end)
+    yield from _cli_secret(text, (slash + 1, at if at > slash else end))
+
+
+def _piped_pair(text: str, i: int) -> Iterator[Span]:
+    """The password of the ``user:password`` ``echo`` pipes into the command at ``i``
+    (``echo 'bob:<pw>' | chpasswd``)."""
+    start = _command_start(text, i)
+    while start < i and text[start] in " \t":
+        start += 1
+    piped = _piped_value(text, start)
+    if piped is not None:
+        vs, ve = _unquoted(text, piped)
+        colon = text.find(":", vs, ve)
+        if colon > vs:
+            yield from _cli_secret(text, (colon + 1, ve))
 
 
 def _positional(text: str, words: list[Span]) -> list[Span]:

@@ -92,6 +92,7 @@ if TYPE_CHECKING:
         _near_word,
         _placeholder,
         _pw_exclusion,
+        _random_part,
         _shape_fits,
         _slack_ok,
         _suffix_exclusion,
@@ -140,6 +141,7 @@ else:
     _key_exclusion = _later("scrub_values", "_key_exclusion")
     _long_number = _later("scrub_values", "_long_number")
     _mixed_ok = _later("scrub_values", "_mixed_ok")
+    _random_part = _later("scrub_values", "_random_part")
     _named_after_key = _later("scrub_values", "_named_after_key")
     _names_a_secret = _later("scrub_values", "_names_a_secret")
     _near_word = _later("scrub_values", "_near_word")
@@ -1612,8 +1614,13 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
                 yield from _signature_in(subject, end)
                 continue
             short = text[start:end] if end - start < 16 else ""
-            if short and (not _has_letter_and_digit(short) or short.lower().isidentifier()):
-                continue  # short values need a letter and a digit and must not be a name
+            if short and (
+                not _has_letter_and_digit(short)
+                or (short.lower().isidentifier() and not _random_part(short, 7))
+            ):
+                # short values need a letter and a digit and must not be a name (``Bearer
+                # myToken1``); a random mix of cases and digits is none (``Xk9vPq2mLr7sTw``)
+                continue
             yield start, end
 
 
@@ -1659,7 +1666,9 @@ _GEN_TAIL = _Lazy(
 # ``AUTH_SALT``/``NONCE_SALT`` and their kind are secret keys; a password hash's salt is
 # random bytes whoever sees them, so redacting one loses nothing readable
 _GEN_WORDS = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "salt")
-_KEY_BEFORE = ("api", "api_", "access", "access_", "private", "private_", "auth", "auth_")
+# ``api_key``, ``apiKey`` and the hyphenated names of headers and YAML (``x-api-key``)
+_KEY_BEFORE = ("api", "api_", "api-", "access", "access_", "access-", "private", "private_",
+               "private-", "auth", "auth_", "auth-")  # fmt: skip
 _AUTH_BEFORE = ("user", "user_", "basic", "basic_", "http", "http_", "proxy", "proxy_")
 
 
@@ -1676,7 +1685,7 @@ def _gen_key_end(subject: str, i: int, word: str) -> int:
             return -1  # keyboard, keyword, keyup
         if (
             i >= 3
-            and subject[i - 1] in "_iseh"
+            and subject[i - 1] in "_-iseh"
             and subject[max(0, i - 8) : i].endswith(_KEY_BEFORE)
         ):
             return end
@@ -1771,7 +1780,9 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
         quote = m.group(1)
         op = m.group(0).rstrip(" \t\"'`\\")
         if op.endswith(","):
-            if not quote:
+            if not quote or (i > 0 and subject[i - 1] == "-" and subject.startswith("key", i)):
+                # a hyphenated key (``"x-api-key", "x-b3-traceid1"``) is a header's name
+                # in a list; a header set by a call is ``auth-header``'s
                 continue
             # ``setProperty("X_TOKEN", "value")``, ``define('DB_PASSWORD', 'value')``: a
             # quoted name (the rest of it after the key word, then its quote), then a value
@@ -2887,7 +2898,16 @@ _SECRET_COMMAND_KEYS = (
     "doppler secrets set", "dotnet user-secrets set", "netlify env:set", "git config",
     "npm config set", "yarn config set", "poetry config", "wrangler secret put",
     "vercel env add", "gcloud secrets create", "gcloud secrets versions add",
-    "docker secret create", "gh auth login", "firebase functions:secrets:set",
+    "docker secret create", "gh auth login", "firebase functions:secrets:set", "vault login",
+    "snyk auth", "rclone obscure", "neo4j-admin set-initial-password",
+    "neo4j-admin dbms set-initial-password", "rabbitmqctl add_user",
+    "rabbitmqctl change_password", "mc alias set", "mc config host add", "glab variable set",
+    "heroku config:set", "fly secrets set", "flyctl secrets set", "chpasswd", "sqlplus",
+    "expdp", "impdp", "ssh-keygen", "sqlcmd", "doctl", "vsce", "ovsx", "netlify", "codecov",
+    "codecovcli", "oc login", "poetry publish", "hatch publish", "cqlsh", "cypher-shell",
+    "ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldapcompare",
+    "ldapmodrdn", "ldapexop", "ldappasswd", "useradd", "usermod", "az keyvault secret set",
+    "unrar", "lftp",
 )  # fmt: skip
 
 # 7-Zip's command line is ``7z <command> [<switches>…]``: its keywords are the commands that

@@ -122,6 +122,35 @@ def test_auth_header_grammar(scrubber: Scrubber) -> None:
     kept(scrubber, "headers = {'Authorization': v4auth_header}")
 
 
+def test_short_header_values_that_are_random(scrubber: Scrubber) -> None:
+    """A value under 16 characters after a Bearer scheme goes when its cases and digits mix
+    at random, and the hyphenated names of API-key headers and YAML keys (``X-API-Key``,
+    ``api-key:``) are secret names; a name-like value, a variable, a path and a placeholder
+    stay."""
+    short = _mixed(RNG, A62, 14)
+    gone(scrubber, f"Authorization: Bearer {short}", short)
+    for text in (
+        f"X-API-Key: {short}",
+        f"api-key: {short}",
+        f"X-Goog-Api-Key: {short}",
+        f'{{"x-api-key": "{short}"}}',
+        f'terraform apply -var="api-key={short}"',
+    ):
+        gone(scrubber, text, short)
+    for text in (
+        "Authorization: Bearer myToken123",
+        "Authorization: Bearer accessToken1",
+        "Authorization: Bearer YOUR_TOKEN1",
+        "Authorization: Bearer token2024",
+        "ssh -o IdentityFile=x --private-key=~/.ssh/id_rsa host",
+        "private-key: /etc/ssl/private/server.key",
+        "api-key: ${API_KEY}",
+        "X-API-Key: <your-api-key-here>",
+        "Pass the api-key header with every request.",
+    ):
+        kept(scrubber, text)
+
+
 def test_aws_secret_near_a_key_id(scrubber: Scrubber) -> None:
     kid = _glued("AK", "IA") + r("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
     sec = _mixed(RNG, B64, 40)
@@ -1897,12 +1926,94 @@ def test_commands_that_take_a_secret_argument_or_stdin(tmp_path: Any, scrubber: 
 
 
 def test_secret_command_keywords_are_its_commands() -> None:
-    """The prefilter keywords of the secret-command finder are exactly its commands: a
-    command missing from them would never be read."""
-    from trace_ingest.scrub_finders import _SECRET_COMMANDS
+    """The prefilter keywords of the secret-command finder are exactly its commands, and
+    its flag commands exactly those with a flag table: a command missing from them would
+    never be read."""
+    from trace_ingest.scrub_finders import _SECRET_COMMANDS, _SECRET_FLAGS
     from trace_ingest.scrub_rules import _SECRET_COMMAND_KEYS
 
     assert tuple(_SECRET_COMMANDS) == _SECRET_COMMAND_KEYS
+    assert {c for c, (how, _) in _SECRET_COMMANDS.items() if how == "flag"} == set(_SECRET_FLAGS)
+
+
+def test_tools_that_take_a_secret_after_a_flag(tmp_path: Any, scrubber: Scrubber) -> None:
+    """The tools whose manual gives a secret flag (``ssh-keygen -N``, ``sqlcmd -P``, ``doctl
+    -t``, ``vsce -p``, ``netlify --auth``, ``codecov -t``, ``oc login -p``, ``poetry publish
+    -p``, ``hatch publish -a``, ``cqlsh``/``cypher-shell -p``, the OpenLDAP tools' ``-w``,
+    ``useradd -p``, ``az keyvault secret set --value``, ``unrar -p<pw>``, ``lftp -u
+    user,<pw>``), the commands given one as a word (``vault login``, ``snyk auth``,
+    ``rabbitmqctl add_user``, ``mc alias set``, ``neo4j-admin set-initial-password``,
+    ``glab variable set NAME``), ``heroku config:set NAME=…`` and ``fly secrets set``,
+    Oracle's ``user/<pw>@db`` and ``echo user:<pw> | chpasswd``: the secret goes. The flag
+    alone (it asks), an empty passphrase, a variable, a placeholder, another flag's value,
+    an operating-system login and a name that is no secret stay."""
+    tok, p = r(A62, 32), pw()
+    for text, secret in (
+        (f"ssh-keygen -t ed25519 -N '{p}' -f key", p),
+        (f"ssh-keygen -p -P {p} -N '' -f key", p),
+        (f"sqlcmd -S db -U sa -P '{p}' -Q 'select 1'", p),
+        (f"doctl auth init -t {tok}", tok),
+        (f"npx vsce publish -p {tok}", tok),
+        (f"ovsx publish --pat {tok}", tok),
+        (f"netlify deploy --prod --auth {tok}", tok),
+        (f"netlify deploy --auth={tok}", tok),
+        (f"codecov -t {tok}", tok),
+        (f"codecovcli upload-process --token {tok}", tok),
+        (f"oc login -u dev -p {p} https://api.example.com:6443", p),
+        (f"poetry publish -u bob --password {p}", p),
+        (f"hatch publish -u __token__ -a {tok}", tok),
+        (f"cqlsh -u cassandra -p {p} db.internal", p),
+        (f"cypher-shell -u neo4j -p {p}", p),
+        (f"ldapsearch -x -D cn=admin,dc=example,dc=com -w {p} -b dc=example,dc=com", p),
+        (f"ldappasswd -x -D cn=admin -W -s {p} uid=bob", p),
+        (f"useradd -m -p {p} bob", p),
+        (f"az keyvault secret set --vault-name kv --name db --value {p}", p),
+        (f"unrar x -p{p} backup.rar", p),
+        (f"lftp -u bob,{p} ftp.example.com", p),
+        (f"vault login {tok}", tok),
+        (f"vault login -method=token {tok}", tok),
+        (f"snyk auth {tok}", tok),
+        (f"rabbitmqctl add_user bob {p}", p),
+        (f"rabbitmqctl change_password bob {p}", p),
+        (f"mc alias set local http://127.0.0.1:9000 admin {p}", p),
+        (f"neo4j-admin dbms set-initial-password {p}", p),
+        (f"glab variable set API_TOKEN {tok}", tok),
+        (f"heroku config:set -a shop STRIPE_SECRET_KEY={tok}", tok),
+        (f"fly secrets set SESSION_SECRET={tok}", tok),
+        (f"sqlplus scott/{p}@orcl", p),
+        (f'sqlplus -s "sys/{p} as sysdba"', p),
+        (f"expdp system/{p} directory=dump dumpfile=x.dmp", p),
+        (f"echo 'bob:{p}' | chpasswd", p),
+    ):
+        _command_loses(tmp_path, scrubber, text, secret)
+    for text in (
+        "ssh-keygen -t ed25519 -N '' -f key",
+        'ssh-keygen -N "" -C bob@example.com',
+        "sqlcmd -S db -U sa -P",
+        'sqlcmd -S db -p -Q "select 1"',
+        "useradd -m -s /bin/bash bob",
+        "netlify deploy --prod --dir dist",
+        "netlify deploy --auth $NETLIFY_AUTH_TOKEN",
+        "oc login -u dev https://api.example.com:6443",
+        "poetry publish --build",
+        "unrar x backup.rar",
+        "lftp -u bob ftp.example.com",
+        "vault login -method=userpass username=bob",
+        "vault login -method=github",
+        "sqlplus /nolog",
+        "sqlplus / as sysdba",
+        "sqlplus @/path/script.sql",
+        "sqlplus scott@//db.example.com:1521/orcl",
+        "heroku config:set -a shop PORT=8080 NODE_ENV=production",
+        "rabbitmqctl add_user bob",
+        "ldapsearch -x -W -D cn=admin -b dc=example,dc=com",
+        "mc alias set local http://127.0.0.1:9000",
+        "az keyvault secret set --vault-name kv --name db --file secret.txt",
+        "echo 'bob' | chpasswd",
+        "hatch publish -a <your-token>",
+        "glab variable set NODE_VERSION 20",
+    ):
+        kept(scrubber, text)
 
 
 def test_builder_methods_named_after_the_secret(tmp_path: Any, scrubber: Scrubber) -> None:
