@@ -1343,3 +1343,41 @@ def _keyed_secret(text: str, plain: list[Span]) -> Iterator[Span]:
     start, end = _unquoted(text, plain[1])
     if _assigned_secret(key.replace(".", "_").replace("-", "_"), text[start:end]):
         yield start, end
+
+
+# A ``.pgpass`` line, ``hostname:port:database:username:password`` (PostgreSQL's libpq
+# documentation, "The Password File"; each of the first four may be ``*``): the password.
+# The host holds a letter or a dot, the port is a number without a leading zero, the
+# database and the user hold a letter or ``_`` (not a timestamp's ``T10:30:45:1234:…``); the
+# line stands alone, after blanks, a quote, ``>`` or a ``\n`` escape, and ends likewise.
+_PGPASS_LINE = _Lazy(
+    r"(?:(?<![^\s\"'>])|(?<=\\n))(?:\*|(?=[0-9_-]*+[A-Za-z.])[A-Za-z0-9][\w.-]{0,252}+)"
+    r":(?:\*|[1-9]\d{0,4}+):(?:\*|(?=[0-9.$-]*+[A-Za-z_])[\w.$-]{1,63}+)"
+    r":(?:\*|(?=[0-9.@$-]*+[A-Za-z_])[\w.@$-]{1,63}+)"
+    r":([^\s:\"'`\\]{4,128}+)(?![^\s\"'`\\])"
+)
+_PGPASS_REACH = 400  # characters of a line read around its keyword
+
+
+def _pgpass_finder(text: str, low: str) -> Iterator[Span]:
+    """The password of a ``.pgpass`` line (``_PGPASS_LINE``), unless it is a placeholder or
+    a variable: on every line when the text names the file, else on the lines holding
+    PostgreSQL's default port or a wildcard field (the rule's keywords). Each stretch of
+    text is scanned once, however many keywords it holds."""
+    rx = _PGPASS_LINE()
+    n = len(text)
+    windows = [(0, n)] if "pgpass" in low else []
+    for keyword in (":5432:", ":*:") if not windows else ():
+        pos = 0
+        while (k := text.find(keyword, pos)) >= 0:
+            lo, hi = max(0, k - _PGPASS_REACH), min(n, k + _PGPASS_REACH)
+            ends = [e for e in (text.find("\n", k, hi), text.find("\\n", k, hi)) if e >= 0]
+            hi = min(ends, default=hi)
+            windows.append((max(lo, text.rfind("\n", lo, k) + 1), hi))
+            pos = max(k + len(keyword), hi)  # the keywords before the line's end are in it
+    scanned = 0
+    for lo, hi in sorted(windows):
+        for m in rx.finditer(text, max(lo, scanned), hi):
+            if not _placeholder(m.group(1), identifiers=False):
+                yield m.span(1)
+        scanned = max(scanned, hi)

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         _ip_finder,
         _name_value_finder,
         _pem_finder,
+        _pgpass_finder,
         _sas_finder,
         _secret_command_finder,
         _secure_string_finder,
@@ -107,6 +108,7 @@ if TYPE_CHECKING:
 else:
     _aws_pair_finder = _later("scrub_finders", "_aws_pair_finder")
     _basic_pair_finder = _later("scrub_finders", "_basic_pair_finder")
+    _pgpass_finder = _later("scrub_finders", "_pgpass_finder")
     _azure_ad_finder = _later("scrub_finders", "_azure_ad_finder")
     _azure_finder = _later("scrub_finders", "_azure_finder")
     _cli_args_finder = _later("scrub_finders", "_cli_args_finder")
@@ -1019,6 +1021,7 @@ def _dotenv_finder(text: str, low: str) -> Iterator[Span]:
         done.add(span[0])
         yield span
     yield from _env_set_any_case(text, low, done)
+    yield from _docker_env_any_case(text, done)
 
 
 def line_start(text: str, i: int, reach: int) -> int:
@@ -1116,6 +1119,34 @@ def _env_set_any_case(text: str, low: str, done: set[int]) -> Iterator[Span]:
             if _env_name(upper) and _spaced_value(flags, value) and _env_secret(upper, value):
                 done.add(m.start(3))
                 yield m.span(3)
+
+
+# a Dockerfile's ``ENV <name> <value>`` with a lower- or mixed-case name (``ENV db_password
+# …``, ``ENV apiToken …``): Docker keeps the name's case, and the instruction is written in
+# capitals by convention (``_ENV_SET`` reads upper-case names)
+_ENV_DOCKER_ANY = _Lazy(r"ENV[ \t]++([a-z_][A-Za-z0-9_]{0,127}+)" + _ENV_VALUE)
+
+
+def _docker_env_any_case(text: str, done: set[int]) -> Iterator[Span]:
+    """``ENV <name> <value>`` at a line's start (after blanks) with a lower- or mixed-case
+    name (``_ENV_DOCKER_ANY``), judged upper-snaked as ``NAME=value`` is; values found
+    already (their starts: ``done``) are not given twice."""
+    rx = _ENV_DOCKER_ANY()
+    pos = 0
+    while (j := text.find("ENV", pos)) >= 0:
+        pos = j + 3
+        if text[pos : pos + 1] not in (" ", "\t"):
+            continue
+        start = line_start(text, j, _LINE_WINDOW)
+        if start < 0 or text[start:j].strip(" \t"):
+            continue  # not the line's instruction: MY_ENV db, "set ENV x"
+        m = rx.match(text, j)
+        if m is None or m.start(2) in done:
+            continue
+        upper = _snake_upper(m.group(1))
+        if _env_name(upper) and _env_secret(upper, m.group(2)):
+            done.add(m.start(2))
+            yield m.span(2)
 
 
 def _snake_upper(name: str) -> str:
@@ -2845,6 +2876,7 @@ def _context_rules() -> list[Rule]:
         Rule("credential-call", _CREDENTIAL_KEYS, finder=_credential_call_finder),
         Rule("credential-call", ("convertto-securestring",), finder=_secure_string_finder),
         Rule("credential-call", _BASIC_PAIR_KEYS, finder=_basic_pair_finder),
+        Rule("conn-string-password", _PGPASS_KEYS, finder=_pgpass_finder),
         Rule(
             "npmrc-auth",
             # npm's per-registry keys are ``//<registry path>/:_authToken`` (the ``/`` is part
@@ -2885,6 +2917,10 @@ _CREDENTIAL_KEYS = (
     "mysqli_connect(", "mysql_connect(", "auth=(", "auth = (", "credentials.basic(",
     "ftp(", "ftp_tls(", "basic_auth(", "basic_auth ",
 )  # fmt: skip
+
+# the keywords of ``scrub_finders._pgpass_finder``: PostgreSQL's default port and a wildcard
+# field of a ``.pgpass`` line, and the file's name (any port then)
+_PGPASS_KEYS = (":5432:", ":*:", "pgpass")
 
 # the keywords of ``scrub_finders._basic_pair_finder``: the calls that base64-encode a
 # ``user:password`` literal for Basic auth, and the shell's pipe into ``base64``

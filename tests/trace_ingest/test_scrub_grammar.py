@@ -1273,16 +1273,54 @@ def test_dockerfile_legacy_env_where_env_starts_a_line(tmp_path: Any, scrubber: 
         (f'ENV DB_PASSWORD "{p}"', p),
         (f"  ENV SENTRY_AUTH_TOKEN {tok}", tok),
         (f'FROM x\\nENV NPM_TOKEN \\"{tok}\\"\\nRUN npm ci', tok),  # JSON-escaped text
+        (f"FROM python:3.12\nENV db_password {p}\n", p),  # a lower-case name
+        (f"ENV apiToken '{tok}'", tok),
+        (f"FROM x\\nENV\tsentry_auth_token {tok}", tok),
     ):
-        assert "ENV " in gone(scrubber, text, secret)
+        assert "ENV " in gone(scrubber, text, secret) or "ENV\t" in gone(scrubber, text, secret)
     _hook_payload_loses(tmp_path, scrubber, f"FROM x\nENV API_TOKEN {tok}", tok)
+    _hook_payload_loses(tmp_path, scrubber, f"FROM x\nENV db_password {p}", p)
     for text in (
+        "ENV db_host db.internal",
+        "ENV token_file /run/secrets/api_token",
+        "ENV api_token $API_TOKEN",
+        f"RUN echo ENV db_password {p}",
+        f"ENVIRONMENT db_password {p}",
         f"ENV GPG_KEY {r(HEX, 40).upper()}",
         f"ENV NGINX_GPGKEY {r(HEX, 40).upper()}",
         "ENV NODE_VERSION 20.11.0",
         "ENV API_TOKEN ${API_TOKEN}",
         "ENV API_KEY_FILE /run/secrets/api_key",
         f"RUN echo ENV API_TOKEN {tok}",
+    ):
+        kept(scrubber, text)
+
+
+def test_pgpass_lines(tmp_path: Any, scrubber: Scrubber) -> None:
+    """A ``.pgpass`` line, ``host:port:database:user:password`` (each of the first four may
+    be ``*``): the password goes, on any line of a text that names the file and on the lines
+    holding port 5432 or a wildcard field; a clock, an ARN, a variable, a placeholder and a
+    URL's port stay."""
+    p = pw().replace("%", "x")
+    for text in (
+        f"localhost:5432:mydb:bob:{p}",
+        f'echo "db.example.com:5432:*:bob:{p}" >> ~/.pgpass',
+        f"*:*:*:postgres:{p}",
+        f"cat ~/.pgpass\n127.0.0.1:5433:app:app:{p}\n",
+        f"# ~/.pgpass\nreplica.internal:6432:app:app:{p}\n",
+    ):
+        assert only_the_secret(text, gone(scrubber, text, p), p), text
+    _hook_payload_loses(tmp_path, scrubber, f"localhost:5432:mydb:bob:{p}", p)
+    gone(scrubber, json.dumps({"file_path": "/home/u/.pgpass", "content": f"h.x:1:d:u:{p}\n"}), p)
+    for text in (
+        "10:00:07:5432:abcd",
+        "2026-12-07T10:00:07:5432:ab12",
+        "2026-12-07T10:30:45:1234:ab12",
+        "arn:aws:logs:*:*:log-group:app",
+        "localhost:5432:mydb:bob:$PGPASSWORD",
+        "host:5432:db:user:<password>",
+        "psql -h localhost:5432:mydb",
+        "see localhost:5433:app:app:build in the log",  # no pgpass, no 5432, no wildcard
     ):
         kept(scrubber, text)
 
