@@ -1077,7 +1077,6 @@ _LDAP_OPS = ("search", "add", "modify", "delete", "whoami", "compare", "modrdn",
 #   "stdin": the value ``echo``/``printf`` pipe into the command, or its ``<<<`` here-string
 #   "stdin-pair": the password of the ``user:password`` piped in (``chpasswd``)
 #   "assign": each ``NAME=value`` word, when ``NAME=value`` would be a ``.env`` secret
-#   "every": the value of each ``NAME=value`` word (a store whose every value is a secret)
 #   "slash": the password of Oracle's ``user/password[@db]`` connect word (not ``/nolog``)
 #   "flag": the value of a flag of ``_SECRET_FLAGS`` (``-p v``, ``--pass=v``, see there)
 # Words shaped ``name=value`` are no positional of a "secret" command (``vault login
@@ -1112,8 +1111,8 @@ _SECRET_COMMANDS: dict[str, tuple[str, int]] = {
     "mc config host add": ("secret", 4),
     "glab variable set": ("named", 2),
     "heroku config:set": ("assign", 0),
-    "fly secrets set": ("every", 0),
-    "flyctl secrets set": ("every", 0),
+    "fly secrets set": ("assign", 0),
+    "flyctl secrets set": ("assign", 0),
     "chpasswd": ("stdin-pair", 0),
     "sqlplus": ("slash", 0),
     "expdp": ("slash", 0),
@@ -1177,29 +1176,44 @@ def _secret_command_finder(text: str, low: str) -> Iterator[Span]:
         while (i := subject.find(command, pos)) >= 0:
             pos = i + len(command)
             nxt = subject[pos : pos + 1]
-            if not _boundary_before(subject, i) or (nxt and (nxt.isalnum() or nxt in "_-./:=")):
-                continue  # mygit config, cargo loginx, chpasswd.c; not chpasswd"} (JSON)
-            words = _command_words(text, pos)
+            if not _boundary_before(subject, i):
+                continue  # mygit config
+            if nxt not in ("", " ", "\t") and (
+                not how.startswith("stdin") or nxt.isalnum() or nxt in "_-./:="
+            ):
+                # cargo loginx, "cargo login" in prose, a JSON string's "vault login" (its
+                # words would run into the next key); a command reading stdin may end its
+                # string (``echo 'u:p' | chpasswd"}``)
+                continue
+            if how == "stdin-pair":
+                yield from _piped_pairs(text)  # one scan finds them all
+                break
+            if how == "flag":
+                dash = text.find("-", pos, pos + _ARGS_REACH)
+                if dash < 0:
+                    continue  # ``doctl x``: no flag anywhere near
+                pos = _command_end(text, pos)
+                if dash < pos:
+                    yield from _flag_secrets(text, i + len(command), pos, command)
+                continue
+            # the secret is among a command's first words (after a few flags); the values of
+            # a setter of NAME=value pairs may go on
+            words = _command_words(text, pos, -1 if how in ("assign", "keyed") else 16)
             if words:
                 pos = max(pos, words[-1][1])
             if how == "stdin":
                 yield from _stdin_secret(text, i, words)
                 continue
-            if how == "stdin-pair":
-                yield from _piped_pair(text, i)
-                continue
-            if how == "flag":
-                yield from _flag_secrets(text, words, _SECRET_FLAGS[command])
-                continue
             plain = _positional(text, words)
-            if how in ("assign", "every"):
-                yield from _assigned_words(text, plain, how == "every")
+            if how == "assign":
+                yield from _assigned_words(text, plain)
             elif how == "slash":
                 yield from _slash_connect(text, plain)
             elif how == "secret":
-                plain = [w for w in plain if _NAME_IS().match(text, *_unquoted(text, w)) is None]
+                name_is = _NAME_IS().match
+                plain = [w for w in plain if name_is(text, *_unquoted(text, w)) is None]
                 if nth <= len(plain):
-                    yield from _cli_secret(text, plain[nth - 1])
+                    yield from _command_secret(text, plain[nth - 1])
             elif how == "keyed":
                 yield from _keyed_secret(text, plain)
             elif nth <= len(plain):
@@ -1209,48 +1223,109 @@ def _secret_command_finder(text: str, low: str) -> Iterator[Span]:
                     start, end = _unquoted(text, value)
                     if not (_env_name(name) and _env_secret(name, text[start:end])):
                         continue  # netlify env:set NODE_VERSION 20: not a secret
-                yield from _cli_secret(text, value)
+                yield from _command_secret(text, value)
 
 
 # the flags of these commands that take the next word as their value (doppler's ``-p
 # <project> -c <config>``, netlify's ``--context <ctx>``, dotnet's ``--project <path>``,
-# cargo's ``--registry <name>``, wandb's ``--host <url>``, git's ``--file <path>``)
+# cargo's ``--registry <name>``, wandb's ``--host <url>``, git's ``--file <path>``, mc's
+# ``--api S3v4``)
 _SECRET_COMMAND_VALUE_FLAGS = frozenset((
     "-p", "--project", "-c", "--config", "--context", "--scope", "--filter", "--id",
-    "--configuration", "--registry", "--host", "-f", "--file", "--location",
+    "--configuration", "--registry", "--host", "-f", "--file", "--location", "--api",
 ))  # fmt: skip
 
 
+def _command_end(text: str, pos: int) -> int:
+    """Where the command going on at ``pos`` ends: at the first of ``_COMMAND_CUTS`` after
+    it, or ``_ARGS_REACH`` characters on (a few C scans; a quoted ``;`` ends it too)."""
+    end = min(len(text), pos + _ARGS_REACH)
+    for c in _COMMAND_CUTS:
+        if (k := text.find(c, pos, end)) >= 0:
+            end = k
+    return end
+
+
 _NAME_IS = _Lazy(r"[A-Za-z_][\w.-]*+=[^=]")  # ``name=value``; not base64's ``…==``
+# one word of prose, maybe capitalised, maybe with its punctuation: ``After vault login
+# succeeds``, ``ssh-keygen -N sets the passphrase``, ``codecov -t flag:``
+_PROSE_WORD = _Lazy(r"[A-Za-z][a-z]*+[.,:;!?)]?")
 
 
-def _flag_secrets(text: str, words: list[Span], flags: tuple[str, ...]) -> Iterator[Span]:
-    """The values ``words`` give the secret ``flags`` of their command (``_SECRET_FLAGS``)."""
-    glued = tuple(f[:-1] for f in flags if f.endswith("*"))
-    paired = {f[:-1] for f in flags if f.endswith(",")}
-    plain = {f for f in flags if not f.endswith(("*", ","))}
-    for k, (s, e) in enumerate(words):
-        start, end = _unquoted(text, (s, e))
-        word = text[start:end]
+def _command_secret(text: str, span: Span) -> Iterator[Span]:
+    """The secret word ``span`` of a secret-taking command, as ``_cli_secret`` gives it,
+    unless it is words of prose (``_PROSE_WORD``: a lower-case one-word password, or a
+    quoted phrase of plain words, is read as prose, and kept) or under 4 characters. In a
+    word not quoted whole, a ``"`` or ``\\"`` ends it: a JSON string's end (``"vault login
+    <t>", "cwd": …`` keeps the rest of the object; a password holding an escaped quote
+    loses only its part before it)."""
+    start, end = _unquoted(text, span)
+    if (start, end) == span:  # not quoted whole: a quote in it is a JSON string's end
+        for q in ('\\"', '"'):
+            if text.startswith(q, start):
+                start += len(q)  # and one opening it: \"<v>\""} (JSON-escaped, then raw)
+                break
+        for q in ('\\"', '"'):
+            if (k := text.find(q, start, end)) >= 0:
+                end = k
+    prose = _PROSE_WORD().fullmatch
+    if end - start >= 4 and not all(prose(w) for w in text[start:end].split()):
+        yield from _cli_secret(text, (start, end))
+
+
+# A flag and its value, for the flag commands (``_SECRET_FLAGS``): a dash word then blanks
+# or ``=`` then the value (group 2), or a one-letter flag with the value glued (groups 3, 4:
+# ``-P<pw>``); a value is quoted, or 4+ characters that start with no dash or backslash.
+# One scan of the command finds every candidate; ``_flag_secrets`` keeps its command's.
+_FLAG_VALUE = _Lazy(
+    r"(?<![^\s\"'\\])(?:(--?[A-Za-z][\w-]*+)(?:[ \t]++|=)"
+    r"(\\?\"[^\"\n\\]{1,256}+\\?\"|'[^'\n]{1,256}+'|[^\s\"'`;|&\\-][^\s\"'`;|&]{3,}+)"
+    r"|(-[A-Za-z])(\\?\"[^\"\n\\]{1,256}+\\?\"|'[^'\n]{1,256}+'|[^\s\"'`;|&\\-][^\s\"'`;|&]{3,}+))"
+)
+# each flag command's flags by how they take their value (``_flag_kinds``)
+_FLAG_KINDS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+
+
+def _flag_kinds(command: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """``command``'s secret flags (``_SECRET_FLAGS``) as (those taking the next word or,
+    when long, ``=<v>``; those taking ``user,<pw>``; those taking the value glued: every
+    one-letter flag, as getopt allows, ``-P<pw>``, and those marked ``*``), built once."""
+    if (kinds := _FLAG_KINDS.get(command)) is None:
+        flags = _SECRET_FLAGS[command]
+        plain = frozenset(f for f in flags if not f.endswith(("*", ",")))
+        paired = frozenset(f[:-1] for f in flags if f.endswith(","))
+        glued = frozenset(f[:-1] for f in flags if f.endswith("*"))
+        kinds = (plain, paired, glued | {f for f in plain if len(f) == 2})
+        _FLAG_KINDS[command] = kinds
+    return kinds
+
+
+def _flag_secrets(text: str, start: int, end: int, command: str) -> Iterator[Span]:
+    """The values the secret flags of ``command`` (``_SECRET_FLAGS``) are given between
+    ``start`` and ``end``, its command's extent (``_FLAG_VALUE``)."""
+    plain, paired, glued = _flag_kinds(command)
+    for m in _FLAG_VALUE().finditer(text, start, end):
+        flag = m.group(1)
         value: Span | None = None
-        if word in plain or word in paired:
-            if k + 1 < len(words):
-                value = words[k + 1]
-                if word in paired:
-                    vs, ve = _unquoted(text, value)
-                    comma = text.find(",", vs, ve)
-                    value = (comma + 1, ve) if comma >= 0 else None
-        elif word.startswith("--") and "=" in word and word[: word.index("=")] in plain:
-            value = (start + word.index("=") + 1, end)
-        elif glued and word.startswith(glued) and len(word) > 2:
-            value = (start + 2, end)
+        if flag is None:  # a one-letter flag, the value glued
+            if m.group(3) in glued:
+                value = m.span(4)
+        elif flag in plain:
+            value = m.span(2)
+        elif flag in paired:
+            vs, ve = _unquoted(text, m.span(2))
+            comma = text.find(",", vs, ve)
+            value = (comma + 1, ve) if comma >= 0 else None
+        elif flag[:2] in glued and len(flag) > 2 and flag[1] != "-":
+            value = (m.start(1) + 2, m.end(1))  # -pS3cret then another word: glued
         if value is not None and value[1] - value[0] >= 4:
-            yield from _cli_secret(text, value)
+            yield from _command_secret(text, value)
 
 
-def _assigned_words(text: str, plain: list[Span], every: bool) -> Iterator[Span]:
-    """The values of the ``NAME=value`` words of ``plain``: each one (``every``), or those
-    the ``.env`` verdict calls secret (``heroku config:set STRIPE_KEY=…``, not ``PORT=80``)."""
+def _assigned_words(text: str, plain: list[Span]) -> Iterator[Span]:
+    """The values of the ``NAME=value`` words of ``plain`` the ``.env`` verdict calls secret
+    (``heroku config:set STRIPE_KEY=…``, ``fly secrets set SESSION_SECRET=…``; not
+    ``PORT=8080``, which fly users store as a secret too)."""
     for word in plain:
         start, end = _unquoted(text, word)
         eq = text.find("=", start, end)
@@ -1260,8 +1335,8 @@ def _assigned_words(text: str, plain: list[Span], every: bool) -> Iterator[Span]
         vs, ve = _unquoted(text, (eq + 1, end))
         if not name.replace("_", "").isalnum():
             continue
-        if every or (_env_name(name.upper()) and _env_secret(name.upper(), text[vs:ve])):
-            yield from _cli_secret(text, (vs, ve))
+        if _env_name(name.upper()) and _env_secret(name.upper(), text[vs:ve]):
+            yield from _command_secret(text, (vs, ve))
 
 
 def _slash_connect(text: str, plain: list[Span]) -> Iterator[Span]:
@@ -1277,21 +1352,23 @@ def _slash_connect(text: str, plain: list[Span]) -> Iterator[Span]:
     blank = text.find(" ", slash, end)  # "sys/<pw> as sysdba", quoted whole
     end = blank if blank >= 0 else end
     at = text.rfind("@", slash, end)
-    yield from _cli_secret(text, (slash + 1, at if at > slash else end))
+    yield from _command_secret(text, (slash + 1, at if at > slash else end))
 
 
-def _piped_pair(text: str, i: int) -> Iterator[Span]:
-    """The password of the ``user:password`` ``echo`` pipes into the command at ``i``
-    (``echo 'bob:<pw>' | chpasswd``)."""
-    start = _command_start(text, i)
-    while start < i and text[start] in " \t":
-        start += 1
-    piped = _piped_value(text, start)
-    if piped is not None:
-        vs, ve = _unquoted(text, piped)
-        colon = text.find(":", vs, ve)
-        if colon > vs:
-            yield from _cli_secret(text, (colon + 1, ve))
+# ``echo [-n|-e] 'user:<pw>' | [sudo [-flags]] chpasswd``: the user (group 1), the password
+# (group 2)
+_PIPED_PAIR = _Lazy(
+    r"echo[ \t]++(?:-[neE]{1,2}+[ \t]++)?(?:\\?[\"'])?([^\s\"'`;|&\\:]{1,64}+):"
+    r"([^\s\"'`;|&\\]{4,256}+)(?:\\?[\"'])?[ \t]*+\|[ \t]*+"
+    r"(?:sudo[ \t]++(?:-[A-Za-z]++[ \t]++){0,4}+)?chpasswd"
+)
+
+
+def _piped_pairs(text: str) -> Iterator[Span]:
+    """The passwords of the ``user:password`` pairs ``echo`` pipes into ``chpasswd``
+    (``_PIPED_PAIR``), in one scan of the text."""
+    for m in _PIPED_PAIR().finditer(text):
+        yield from _command_secret(text, m.span(2))
 
 
 def _positional(text: str, words: list[Span]) -> list[Span]:
@@ -1316,17 +1393,17 @@ def _stdin_secret(text: str, i: int, words: list[Span]) -> Iterator[Span]:
     for k, (s, e) in enumerate(words):
         word = text[s:e]
         if word == "<<<" and k + 1 < len(words):
-            yield from _cli_secret(text, words[k + 1])
+            yield from _command_secret(text, words[k + 1])
             return
         if word.startswith("<<<") and len(word) > 3:
-            yield from _cli_secret(text, (s + 3, e))
+            yield from _command_secret(text, (s + 3, e))
             return
     start = _command_start(text, i)
     while start < i and text[start] in " \t":
         start += 1
     piped = _piped_value(text, start)
     if piped is not None:
-        yield from _cli_secret(text, piped)
+        yield from _command_secret(text, piped)
 
 
 def _keyed_secret(text: str, plain: list[Span]) -> Iterator[Span]:

@@ -36,6 +36,7 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "(?:[?&;]|\\\\u0026)(?:x-amz-|x-goog-)?signature=([a-z0-9%+/=_~-]{20,1024}+)": None,
     "(?:[a-z]|lpt[1-9]|com[1-9]):|\\*|prn": None,
     "(?:\\$?[A-Za-z_][A-Za-z0-9_.]{0,127}+(?:->[A-Za-z_][A-Za-z0-9_]{0,63}+)*+(?:\\([^()\\[\\]\\r\\n]{0,128}+\\)|\\[[^()\\[\\]\\r\\n]{0,128}+\\])?|[0-9]{1,10}+)": None,
+    "(?:\\.{1,2}/)?(?:[\\w.-]{1,64}+/){1,12}+[\\w.-]{0,128}?\\.(?:key|pem|crt|cer|der|p8|p12|pfx|jks|keystore|json|pub|asc|gpg|txt|enc)": None,
     "(?:\\\\?\\\"([^\\\"\\r\\n\\\\]{1,256}+)\\\\?\\\"|'([^'\\r\\n\\\\]{1,256}+)')[ \\t]*+\\|[ \\t]*+$": None,
     "(?:account_?key|sharedaccesskey)(?:\\\\?[\\\"'])?[ \\t]*+(=|:|>)[ \\t]*+(?:\\\\?[\\\"'])?([a-z0-9+/]{20,}+={0,2}+)": (
         "account",
@@ -98,6 +99,7 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "(?<![\\d.])(?:\\d{1,3}\\.){3}\\d{1,3}(?![\\d.])": None,
     "(?<![\\w.-])(?:((?:mysql|mariadb)(?:-?(?:dump|admin|import|show|check|pump|binlog|sh))?)|((?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?:[ \\t]++registry)?|az)[ \\t]++login|mongo(?:sh|dump|restore|import|export|stat|top|files)?|twine|psexec(?:64)?(?:\\.exe)?)|(sshpass)|(redis-cli)|(keytool)|((?:un)?zip)|(7z[az]?|7zz)|(smbclient|rpcclient|smbget|smbcacls)|(openssl)|(security[ \\t]++add-(?:generic|internet)-password))(?![\\w.-])": None,
     "(?<![^\\n])[ \\t]*+\\d{1,9}+(?:[ \\t]*+[\\u2192:|]|\\t)": None,
+    "(?<![^\\s\\\"'\\\\])(?:(--?[A-Za-z][\\w-]*+)(?:[ \\t]++|=)(\\\\?\\\"[^\\\"\\n\\\\]{1,256}+\\\\?\\\"|'[^'\\n]{1,256}+'|[^\\s\\\"'`;|&\\\\-][^\\s\\\"'`;|&]{3,}+)|(-[A-Za-z])(\\\\?\\\"[^\\\"\\n\\\\]{1,256}+\\\\?\\\"|'[^'\\n]{1,256}+'|[^\\s\\\"'`;|&\\\\-][^\\s\\\"'`;|&]{3,}+))": None,
     "(?<!\\S)(?:-U[ \\t]*+|--user(?:=|[ \\t]++))[\\\"']?[^\\s%\\\"'`;|&]{1,128}+%([^\\s\\\"'`;|&]{4,}+)": None,
     "(?<!\\S)-(?:src|dest)?(?:store|key)pass[ \\t]++[\\\"']?([^\\s\\\"'`;|&]{4,}+)": None,
     "(?<!\\S)-P[ \\t]++[\\\"']?([^\\s\\\"'`;|&]{4,}+)": None,
@@ -176,6 +178,7 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk": None,
     "[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}": None,
     "[A-Za-z0-9_-]*+": None,
+    "[A-Za-z][a-z]*+[.,:;!?)]?": None,
     "[A-Za-z_.-]+": None,
     "[A-Za-z_][\\w.-]*+=[^=]": None,
     "[MNO][A-Za-z0-9]{23,25}+\\.[A-Za-z0-9_\\-]{6}\\.[A-Za-z0-9_\\-]{27,38}+": None,
@@ -230,6 +233,9 @@ PREFIXES: dict[str, tuple[str, ...] | None] = {
     "dt0[a-z][0-9]{2}\\.[A-Z0-9]{24}\\.[A-Z0-9]{64}+": ("dt0",),
     "duffel_(?:test|live)_[A-Za-z0-9_\\-=]{43}+": ("duffel_",),
     "e2b_[0-9a-f]{40}+": ("e2b_",),
+    "echo[ \\t]++(?:-[neE]{1,2}+[ \\t]++)?(?:\\\\?[\\\"'])?([^\\s\\\"'`;|&\\\\:]{1,64}+):([^\\s\\\"'`;|&\\\\]{4,256}+)(?:\\\\?[\\\"'])?[ \\t]*+\\|[ \\t]*+(?:sudo[ \\t]++(?:-[A-Za-z]++[ \\t]++){0,4}+)?chpasswd": (
+        "echo",
+    ),
     "echo[ \\t]++(?:-[neE]{1,2}+[ \\t]++)?(?:\\\\?[\\\"'])?([^\\s\\\"'`;|&\\\\]{4,}+)(?:\\\\?[\\\"'])?[ \\t]*+\\|[ \\t]*+sudo[ \\t]++(?:-[A-RT-Za-z]++[ \\t]++){0,4}+-[A-Za-z]*?S": (
         "echo",
     ),

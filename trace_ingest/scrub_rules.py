@@ -1647,10 +1647,13 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
             short = text[start:end] if end - start < 16 else ""
             if short and (
                 not _has_letter_and_digit(short)
-                or (short.lower().isidentifier() and not _random_part(short, 7))
+                or (
+                    short.lower().isidentifier() and (len(short) < 12 or not _random_part(short, 7))
+                )
             ):
                 # short values need a letter and a digit and must not be a name (``Bearer
-                # myToken1``); a random mix of cases and digits is none (``Xk9vPq2mLr7sTw``)
+                # myToken1``, ``iPhone12Pro``, the docs' ``aBcD1234``); 12 or more characters
+                # whose cases and digits mix at random are none (``Xk9vPq2mLr7sTw``)
                 continue
             yield start, end
 
@@ -1769,6 +1772,14 @@ _TOKEN_COUNT_WORDS = frozenset(("input", "output", "prompt", "total", "budget"))
 # fingerprint or id, which is public: only a value of that shape is kept (``GPG_PASSPHRASE``
 # and an armoured ``GPG_PRIVATE_KEY`` are not one).
 _SOFT_EXCLUDE = {"vault": "vault", "gpg": "keyid", "pgp": "keyid"}
+
+
+# a relative path to a key, certificate or credentials file (``private_key: keys/host1.key``,
+# ``api_key: secrets/app.2024.private-key.pem``): the file is named, not its contents
+_KEY_FILE_PATH = _Lazy(
+    r"(?:\.{1,2}/)?(?:[\w.-]{1,64}+/){1,12}+[\w.-]{0,128}?"
+    r"\.(?:key|pem|crt|cer|der|p8|p12|pfx|jks|keystore|json|pub|asc|gpg|txt|enc)"
+)
 
 
 def _generic_finder(text: str, low: str) -> Iterator[Span]:
@@ -1891,6 +1902,8 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             continue  # a Maven coordinate group:artifact:version
         if _named_after_key(key, subject[i:kend], value):
             continue  # "ExportToken": "export-token-cu4l…": an id named after its kind
+        if "/" in value and _KEY_FILE_PATH().fullmatch(value) is not None:
+            continue  # private_key: keys/host1.key, a file's path
         if weak and _key_material(subject, i, value):
             weak = False  # encryption_key = "<64 hex>": the key itself, not a digest
         original = text[k : i + 1]

@@ -142,6 +142,10 @@ def test_short_header_values_that_are_random(scrubber: Scrubber) -> None:
         "Authorization: Bearer accessToken1",
         "Authorization: Bearer YOUR_TOKEN1",
         "Authorization: Bearer token2024",
+        "Authorization: Bearer aBcD1234",  # the docs' placeholders and product names
+        "Authorization: Bearer iPhone12Pro",
+        "private-key: keys/host1.key",  # a key file's path
+        "private_key: secrets/github-app.2024-01-01.private-key.pem",
         "ssh -o IdentityFile=x --private-key=~/.ssh/id_rsa host",
         "private-key: /etc/ssl/private/server.key",
         "api-key: ${API_KEY}",
@@ -2022,8 +2026,18 @@ def test_tools_that_take_a_secret_after_a_flag(tmp_path: Any, scrubber: Scrubber
         (f'sqlplus -s "sys/{p} as sysdba"', p),
         (f"expdp system/{p} directory=dump dumpfile=x.dmp", p),
         (f"echo 'bob:{p}' | chpasswd", p),
+        (f"sqlcmd -S db -U sa -P{p}", p),  # a one-letter flag's value glued, as getopt allows
+        (f'ssh-keygen -t ed25519 -N"{p}" -f key', p),
+        (f"mc alias set local https://minio.local --api S3v4 admin {p}", p),
     ):
         _command_loses(tmp_path, scrubber, text, secret)
+    # a raw JSON string's end ends the secret: the rest of the object stays
+    for text in (
+        f'{{"command": "vault login {tok}", "cwd": "/home/user/project"}}',
+        f'{{\\"command\\": \\"vault login {tok}\\", \\"cwd\\": \\"/x\\"}}',
+        f'{{"command": "fly secrets set API_TOKEN={tok}"}}, "timeout": 5',
+    ):
+        assert only_the_secret(text, gone(scrubber, text, tok), tok), text
     for text in (
         "ssh-keygen -t ed25519 -N '' -f key",
         'ssh-keygen -N "" -C bob@example.com',
@@ -2050,6 +2064,19 @@ def test_tools_that_take_a_secret_after_a_flag(tmp_path: Any, scrubber: Scrubber
         "echo 'bob' | chpasswd",
         "hatch publish -a <your-token>",
         "glab variable set NODE_VERSION 20",
+        "fly secrets set NODE_ENV=production PORT=8080",
+        # prose and JSON naming the commands: a quote after the name, one word of prose
+        'Run "vault login" and paste the token.',
+        "Running 'cargo login' stores your crates.io token; it's in ~/.cargo/credentials.",
+        '{"command": "vault login", "cwd": "/home/user/project"}',
+        '{"tool": "sqlplus", "path": "/opt/oracle/instantclient"}',
+        "sqlplus input/output redirection is supported.",
+        "After vault login succeeds, the token is cached.",
+        "You need to run snyk auth before scanning.",
+        "ssh-keygen -N sets the new passphrase and -P the old one.",
+        "useradd -p takes an encrypted password, see crypt(3).",
+        "codecov -t flag: the upload token",
+        "doctl x\n" * 3,
     ):
         kept(scrubber, text)
 
