@@ -1198,7 +1198,7 @@ def _secret_command_finder(text: str, low: str) -> Iterator[Span]:
                 continue
             # the secret is among a command's first words (after a few flags); the values of
             # a setter of NAME=value pairs may go on
-            words = _command_words(text, pos, -1 if how in ("assign", "keyed") else 16)
+            words = _command_words(text, pos, -1 if how in ("assign", "keyed") else nth + 5)
             if words:
                 pos = max(pos, words[-1][1])
             if how == "stdin":
@@ -1229,10 +1229,11 @@ def _secret_command_finder(text: str, low: str) -> Iterator[Span]:
 # the flags of these commands that take the next word as their value (doppler's ``-p
 # <project> -c <config>``, netlify's ``--context <ctx>``, dotnet's ``--project <path>``,
 # cargo's ``--registry <name>``, wandb's ``--host <url>``, git's ``--file <path>``, mc's
-# ``--api S3v4``)
+# ``--api S3v4``, vault's Go-style ``-path <p>``, ``-method <m>``, ``-ns <ns>``)
 _SECRET_COMMAND_VALUE_FLAGS = frozenset((
     "-p", "--project", "-c", "--config", "--context", "--scope", "--filter", "--id",
     "--configuration", "--registry", "--host", "-f", "--file", "--location", "--api",
+    "-path", "-method", "-ns", "-namespace", "-address", "-format", "-field",
 ))  # fmt: skip
 
 
@@ -1247,30 +1248,33 @@ def _command_end(text: str, pos: int) -> int:
 
 
 _NAME_IS = _Lazy(r"[A-Za-z_][\w.-]*+=[^=]")  # ``name=value``; not base64's ``…==``
-# one word of prose, maybe capitalised, maybe with its punctuation: ``After vault login
-# succeeds``, ``ssh-keygen -N sets the passphrase``, ``codecov -t flag:``
-_PROSE_WORD = _Lazy(r"[A-Za-z][a-z]*+[.,:;!?)]?")
+# one lower-case word of prose, maybe with its punctuation: ``After vault login succeeds``,
+# ``ssh-keygen -N sets the passphrase``, ``codecov -t flag:``
+_PROSE_WORD = _Lazy(r"[a-z]++(?:[-_][a-z]++)*+[.,:;!?)]?")  # also change_password
 
 
-def _command_secret(text: str, span: Span) -> Iterator[Span]:
+def _command_secret(text: str, span: Span, prose: bool = True) -> Iterator[Span]:
     """The secret word ``span`` of a secret-taking command, as ``_cli_secret`` gives it,
-    unless it is words of prose (``_PROSE_WORD``: a lower-case one-word password, or a
-    quoted phrase of plain words, is read as prose, and kept) or under 4 characters. In a
-    word not quoted whole, a ``"`` or ``\\"`` ends it: a JSON string's end (``"vault login
-    <t>", "cwd": …`` keeps the rest of the object; a password holding an escaped quote
-    loses only its part before it)."""
+    unless it is under 4 characters or, with ``prose``, an unquoted word of prose
+    (``_PROSE_WORD``: a lower-case one-word password is read as prose, and kept). A word
+    not quoted whole ends at a quote or a shell metacharacter (`` ` ``, ``(``, ``)``, ``<``,
+    ``>``): a JSON string's end (``"vault login <t>", "cwd": …`` keeps the rest of the
+    object), prose's closing quote (``Run 'vault login <t>' to …``), ``$(… <t>)``."""
     start, end = _unquoted(text, span)
-    if (start, end) == span:  # not quoted whole: a quote in it is a JSON string's end
+    whole = (start, end) != span
+    if not whole:
         for q in ('\\"', '"'):
             if text.startswith(q, start):
                 start += len(q)  # and one opening it: \"<v>\""} (JSON-escaped, then raw)
                 break
-        for q in ('\\"', '"'):
-            if (k := text.find(q, start, end)) >= 0:
-                end = k
-    prose = _PROSE_WORD().fullmatch
-    if end - start >= 4 and not all(prose(w) for w in text[start:end].split()):
-        yield from _cli_secret(text, (start, end))
+        if (m := _WORD_STOP().search(text, start, end)) is not None:
+            end = m.start()
+    if end - start < 4 or (prose and not whole and _PROSE_WORD().fullmatch(text, start, end)):
+        return
+    yield from _cli_secret(text, (start, end))
+
+
+_WORD_STOP = _Lazy(r"\\?[\"'`()<>]")  # what ends an unquoted shell word inside it
 
 
 # A flag and its value, for the flag commands (``_SECRET_FLAGS``): a dash word then blanks
@@ -1336,7 +1340,10 @@ def _assigned_words(text: str, plain: list[Span]) -> Iterator[Span]:
         if not name.replace("_", "").isalnum():
             continue
         if _env_name(name.upper()) and _env_secret(name.upper(), text[vs:ve]):
-            yield from _command_secret(text, (vs, ve))
+            yield from _command_secret(text, (vs, ve), prose=False)
+
+
+_ORACLE_USER = _Lazy(r"[A-Za-z_][\w$#]{0,127}+")  # an Oracle user name (unquoted)
 
 
 def _slash_connect(text: str, plain: list[Span]) -> Iterator[Span]:
@@ -1346,9 +1353,14 @@ def _slash_connect(text: str, plain: list[Span]) -> Iterator[Span]:
     if not plain:
         return
     start, end = _unquoted(text, plain[0])
+    if (start, end) == plain[0]:  # an opening quote whose close is not the word's end
+        for q in ('\\"', '"', "'"):
+            if text.startswith(q, start):
+                start += len(q)
+                break
     slash = text.find("/", start, end)
-    if slash <= start or text.find("@", start, slash) >= 0:
-        return  # /nolog, @script.sql, user@//host/service
+    if slash <= start or _ORACLE_USER().fullmatch(text, start, slash) is None:
+        return  # /nolog, @script.sql, user@//host/service, parfile=/x.par, ../init.sql
     blank = text.find(" ", slash, end)  # "sys/<pw> as sysdba", quoted whole
     end = blank if blank >= 0 else end
     at = text.rfind("@", slash, end)
@@ -1425,13 +1437,16 @@ def _keyed_secret(text: str, plain: list[Span]) -> Iterator[Span]:
 # A ``.pgpass`` line, ``hostname:port:database:username:password`` (PostgreSQL's libpq
 # documentation, "The Password File"; each of the first four may be ``*``): the password.
 # The host holds a letter or a dot, the port is a number without a leading zero, the
-# database and the user hold a letter or ``_`` (not a timestamp's ``T10:30:45:1234:…``); the
-# line stands alone, after blanks, a quote, ``>`` or a ``\n`` escape, and ends likewise.
+# database and the user hold a letter or ``_`` (not a timestamp's ``T10:30:45:1234:…``), the
+# password a character other than a letter (not a Redis key ``app:*:user:cart:items``, an
+# ACL ``User:*:Operation:Read:Allow``; an all-letter password is kept); the line stands
+# alone, after blanks, a quote, ``>`` or a ``\n`` escape, and ends at blanks, a quote or
+# shell syntax (``…:<pw>>>~/.pgpass``).
 _PGPASS_LINE = _Lazy(
     r"(?:(?<![^\s\"'>])|(?<=\\n))(?:\*|(?=[0-9_-]*+[A-Za-z.])[A-Za-z0-9][\w.-]{0,252}+)"
     r":(?:\*|[1-9]\d{0,4}+):(?:\*|(?=[0-9.$-]*+[A-Za-z_])[\w.$-]{1,63}+)"
     r":(?:\*|(?=[0-9.@$-]*+[A-Za-z_])[\w.@$-]{1,63}+)"
-    r":([^\s:\"'`\\]{4,128}+)(?![^\s\"'`\\])"
+    r":((?=[A-Za-z]*+[^\sA-Za-z:\"'`\\<>|&;])[^\s:\"'`\\<>|&;]{4,128}+)(?![^\s\"'`\\<>|&;),])"
 )
 _PGPASS_REACH = 400  # characters of a line read around its keyword
 
@@ -1443,7 +1458,7 @@ def _pgpass_finder(text: str, low: str) -> Iterator[Span]:
     text is scanned once, however many keywords it holds."""
     rx = _PGPASS_LINE()
     n = len(text)
-    windows = [(0, n)] if "pgpass" in low else []
+    windows = [(0, n)] if ".pgpass" in low or "pgpass.conf" in low else []
     for keyword in (":5432:", ":*:") if not windows else ():
         pos = 0
         while (k := text.find(keyword, pos)) >= 0:

@@ -93,7 +93,6 @@ if TYPE_CHECKING:
         _near_word,
         _placeholder,
         _pw_exclusion,
-        _random_part,
         _shape_fits,
         _slack_ok,
         _suffix_exclusion,
@@ -143,7 +142,6 @@ else:
     _key_exclusion = _later("scrub_values", "_key_exclusion")
     _long_number = _later("scrub_values", "_long_number")
     _mixed_ok = _later("scrub_values", "_mixed_ok")
-    _random_part = _later("scrub_values", "_random_part")
     _named_after_key = _later("scrub_values", "_named_after_key")
     _names_a_secret = _later("scrub_values", "_names_a_secret")
     _near_word = _later("scrub_values", "_near_word")
@@ -1121,10 +1119,11 @@ def _env_set_any_case(text: str, low: str, done: set[int]) -> Iterator[Span]:
                 yield m.span(3)
 
 
-# a Dockerfile's ``ENV <name> <value>`` with a lower- or mixed-case name (``ENV db_password
-# …``, ``ENV apiToken …``): Docker keeps the name's case, and the instruction is written in
-# capitals by convention (``_ENV_SET`` reads upper-case names)
-_ENV_DOCKER_ANY = _Lazy(r"ENV[ \t]++([a-z_][A-Za-z0-9_]{0,127}+)" + _ENV_VALUE)
+# a Dockerfile's ``ENV <name> <value>`` with a lower-, mixed- or Pascal-case name (``ENV
+# db_password …``, ``ENV apiToken …``, ``ENV DbPassword …``): Docker keeps the name's case,
+# and the instruction is written in capitals by convention (``_ENV_SET`` reads upper-case
+# names; a name it found already is not given twice)
+_ENV_DOCKER_ANY = _Lazy(r"ENV[ \t]++([A-Za-z_][A-Za-z0-9_]{0,127}+)" + _ENV_VALUE)
 
 
 def _docker_env_any_case(text: str, done: set[int]) -> Iterator[Span]:
@@ -1645,15 +1644,10 @@ def _auth_finder(text: str, low: str) -> Iterator[Span]:
                 yield from _signature_in(subject, end)
                 continue
             short = text[start:end] if end - start < 16 else ""
-            if short and (
-                not _has_letter_and_digit(short)
-                or (
-                    short.lower().isidentifier() and (len(short) < 12 or not _random_part(short, 7))
-                )
-            ):
+            if short and (not _has_letter_and_digit(short) or short.lower().isidentifier()):
                 # short values need a letter and a digit and must not be a name (``Bearer
-                # myToken1``, ``iPhone12Pro``, the docs' ``aBcD1234``); 12 or more characters
-                # whose cases and digits mix at random are none (``Xk9vPq2mLr7sTw``)
+                # myToken1``, ``iPhone12ProMax``, ``getUserById42``: camelCase words and
+                # random mixes are not told apart under 16 characters)
                 continue
             yield start, end
 
@@ -1902,8 +1896,8 @@ def _generic_finder(text: str, low: str) -> Iterator[Span]:
             continue  # a Maven coordinate group:artifact:version
         if _named_after_key(key, subject[i:kend], value):
             continue  # "ExportToken": "export-token-cu4l…": an id named after its kind
-        if "/" in value and _KEY_FILE_PATH().fullmatch(value) is not None:
-            continue  # private_key: keys/host1.key, a file's path
+        if "/" in value and "key" in key and _KEY_FILE_PATH().fullmatch(value) is not None:
+            continue  # private_key: keys/host1.key, a key file's path
         if weak and _key_material(subject, i, value):
             weak = False  # encryption_key = "<64 hex>": the key itself, not a digest
         original = text[k : i + 1]
@@ -2932,8 +2926,8 @@ _CREDENTIAL_KEYS = (
 )  # fmt: skip
 
 # the keywords of ``scrub_finders._pgpass_finder``: PostgreSQL's default port and a wildcard
-# field of a ``.pgpass`` line, and the file's name (any port then)
-_PGPASS_KEYS = (":5432:", ":*:", "pgpass")
+# field of a ``.pgpass`` line, and the file's names (any port then; not ``PGPASSWORD``)
+_PGPASS_KEYS = (":5432:", ":*:", ".pgpass", "pgpass.conf")
 
 # the keywords of ``scrub_finders._basic_pair_finder``: the calls that base64-encode a
 # ``user:password`` literal for Basic auth, and the shell's pipe into ``base64``

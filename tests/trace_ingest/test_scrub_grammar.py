@@ -122,13 +122,12 @@ def test_auth_header_grammar(scrubber: Scrubber) -> None:
     kept(scrubber, "headers = {'Authorization': v4auth_header}")
 
 
-def test_short_header_values_that_are_random(scrubber: Scrubber) -> None:
-    """A value under 16 characters after a Bearer scheme goes when its cases and digits mix
-    at random, and the hyphenated names of API-key headers and YAML keys (``X-API-Key``,
-    ``api-key:``) are secret names; a name-like value, a variable, a path and a placeholder
-    stay."""
+def test_hyphenated_key_names_and_short_header_values(scrubber: Scrubber) -> None:
+    """The hyphenated names of API-key headers and YAML keys (``X-API-Key``, ``api-key:``)
+    are secret names; a Bearer value under 16 characters that is an identifier stays (a
+    camelCase word and a random mix are not told apart), as do a list of header names, a
+    variable, a key file's path and a placeholder."""
     short = _mixed(RNG, A62, 14)
-    gone(scrubber, f"Authorization: Bearer {short}", short)
     for text in (
         f"X-API-Key: {short}",
         f"api-key: {short}",
@@ -143,7 +142,8 @@ def test_short_header_values_that_are_random(scrubber: Scrubber) -> None:
         "Authorization: Bearer YOUR_TOKEN1",
         "Authorization: Bearer token2024",
         "Authorization: Bearer aBcD1234",  # the docs' placeholders and product names
-        "Authorization: Bearer iPhone12Pro",
+        "Authorization: Bearer iPhone12ProMax",
+        "Authorization: Bearer getUserById42",
         "private-key: keys/host1.key",  # a key file's path
         "private_key: secrets/github-app.2024-01-01.private-key.pem",
         "ssh -o IdentityFile=x --private-key=~/.ssh/id_rsa host",
@@ -1280,6 +1280,7 @@ def test_dockerfile_legacy_env_where_env_starts_a_line(tmp_path: Any, scrubber: 
         (f"FROM python:3.12\nENV db_password {p}\n", p),  # a lower-case name
         (f"ENV apiToken '{tok}'", tok),
         (f"FROM x\\nENV\tsentry_auth_token {tok}", tok),
+        (f"ENV DbPassword {p}", p),
     ):
         assert "ENV " in gone(scrubber, text, secret) or "ENV\t" in gone(scrubber, text, secret)
     _hook_payload_loses(tmp_path, scrubber, f"FROM x\nENV API_TOKEN {tok}", tok)
@@ -1312,6 +1313,7 @@ def test_pgpass_lines(tmp_path: Any, scrubber: Scrubber) -> None:
         f"*:*:*:postgres:{p}",
         f"cat ~/.pgpass\n127.0.0.1:5433:app:app:{p}\n",
         f"# ~/.pgpass\nreplica.internal:6432:app:app:{p}\n",
+        f"echo localhost:5432:app:app:{p}>>~/.pgpass",  # shell syntax ends the password
     ):
         assert only_the_secret(text, gone(scrubber, text, p), p), text
     _hook_payload_loses(tmp_path, scrubber, f"localhost:5432:mydb:bob:{p}", p)
@@ -1325,6 +1327,10 @@ def test_pgpass_lines(tmp_path: Any, scrubber: Scrubber) -> None:
         "host:5432:db:user:<password>",
         "psql -h localhost:5432:mydb",
         "see localhost:5433:app:app:build in the log",  # no pgpass, no 5432, no wildcard
+        "redis-cli --scan --pattern 'myapp:*:session:user:data'",  # all-letter last fields
+        "ACL: User:*:Operation:Read:Allow",
+        "pg_hba: host:5432:all:all:trust",
+        "export PGPASSWORD=$X\nweb1:22:ssh:root:enabled2",  # PGPASSWORD names no file
     ):
         kept(scrubber, text)
 
@@ -2029,8 +2035,20 @@ def test_tools_that_take_a_secret_after_a_flag(tmp_path: Any, scrubber: Scrubber
         (f"sqlcmd -S db -U sa -P{p}", p),  # a one-letter flag's value glued, as getopt allows
         (f'ssh-keygen -t ed25519 -N"{p}" -f key', p),
         (f"mc alias set local https://minio.local --api S3v4 admin {p}", p),
+        (f'ssh-keygen -N "my secret passphrase {p}" -f key', f"my secret passphrase {p}"),
+        ("sqlcmd -S db -U sa -P Welcome1", "Welcome1"),
+        (f"vault login -path okta-prod -method okta {tok}", tok),
+        ("fly secrets set DB_PASSWORD=supersecret", "supersecret"),  # the dotenv verdict
     ):
         _command_loses(tmp_path, scrubber, text, secret)
+    # an unquoted secret word ends at a quote or a shell metacharacter of prose or code
+    for text in (
+        f"Run 'vault login {tok}' to authenticate, then 'vault kv get secret/app' to read it.",
+        f"Use `snyk auth {tok}` once",
+        f"$(vault login -token-only {tok})",
+        f"Run `heroku config:set SECRET_KEY={tok}` now",
+    ):
+        assert only_the_secret(text, gone(scrubber, text, tok), tok), text
     # a raw JSON string's end ends the secret: the rest of the object stays
     for text in (
         f'{{"command": "vault login {tok}", "cwd": "/home/user/project"}}',
@@ -2077,6 +2095,9 @@ def test_tools_that_take_a_secret_after_a_flag(tmp_path: Any, scrubber: Scrubber
         "useradd -p takes an encrypted password, see crypt(3).",
         "codecov -t flag: the upload token",
         "doctl x\n" * 3,
+        "expdp parfile=/tmp/exp_hr.par",
+        "cd /opt/oracle && ./sqlplus ../scripts/init.sql",
+        "vault login -path okta-prod -method okta username=jdoe",
     ):
         kept(scrubber, text)
 
