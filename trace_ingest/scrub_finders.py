@@ -1253,6 +1253,19 @@ _NAME_IS = _Lazy(r"[A-Za-z_][\w.-]*+=[^=]")  # ``name=value``; not base64's ``�
 _PROSE_WORD = _Lazy(r"[a-z]++(?:[-_][a-z]++)*+[.,:;!?)]?")  # also change_password
 
 
+def _opened(text: str, span: Span) -> tuple[Span, bool]:
+    """``span`` without the quotes around it (``_unquoted``), and whether it was quoted
+    whole; else without an opening quote whose close is not the word's end (``\\"<v>\\""}``
+    in JSON-escaped then raw text, ``'<v>' to …`` in prose)."""
+    start, end = _unquoted(text, span)
+    if (start, end) != span:
+        return (start, end), True
+    for q in ('\\"', '"', "'"):
+        if text.startswith(q, start):
+            return (start + len(q), end), False
+    return (start, end), False
+
+
 def _command_secret(text: str, span: Span, prose: bool = True) -> Iterator[Span]:
     """The secret word ``span`` of a secret-taking command, as ``_cli_secret`` gives it,
     unless it is under 4 characters or, with ``prose``, an unquoted word of prose
@@ -1260,15 +1273,9 @@ def _command_secret(text: str, span: Span, prose: bool = True) -> Iterator[Span]
     not quoted whole ends at a quote or a shell metacharacter (`` ` ``, ``(``, ``)``, ``<``,
     ``>``): a JSON string's end (``"vault login <t>", "cwd": …`` keeps the rest of the
     object), prose's closing quote (``Run 'vault login <t>' to …``), ``$(… <t>)``."""
-    start, end = _unquoted(text, span)
-    whole = (start, end) != span
-    if not whole:
-        for q in ('\\"', '"'):
-            if text.startswith(q, start):
-                start += len(q)  # and one opening it: \"<v>\""} (JSON-escaped, then raw)
-                break
-        if (m := _WORD_STOP().search(text, start, end)) is not None:
-            end = m.start()
+    (start, end), whole = _opened(text, span)
+    if not whole and (m := _WORD_STOP().search(text, start, end)) is not None:
+        end = m.start()
     if end - start < 4 or (prose and not whole and _PROSE_WORD().fullmatch(text, start, end)):
         return
     yield from _cli_secret(text, (start, end))
@@ -1286,28 +1293,25 @@ _FLAG_VALUE = _Lazy(
     r"(\\?\"[^\"\n\\]{1,256}+\\?\"|'[^'\n]{1,256}+'|[^\s\"'`;|&\\-][^\s\"'`;|&]{3,}+)"
     r"|(-[A-Za-z])(\\?\"[^\"\n\\]{1,256}+\\?\"|'[^'\n]{1,256}+'|[^\s\"'`;|&\\-][^\s\"'`;|&]{3,}+))"
 )
-# each flag command's flags by how they take their value (``_flag_kinds``)
-_FLAG_KINDS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
 
 
-def _flag_kinds(command: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """``command``'s secret flags (``_SECRET_FLAGS``) as (those taking the next word or,
-    when long, ``=<v>``; those taking ``user,<pw>``; those taking the value glued: every
-    one-letter flag, as getopt allows, ``-P<pw>``, and those marked ``*``), built once."""
-    if (kinds := _FLAG_KINDS.get(command)) is None:
-        flags = _SECRET_FLAGS[command]
-        plain = frozenset(f for f in flags if not f.endswith(("*", ",")))
-        paired = frozenset(f[:-1] for f in flags if f.endswith(","))
-        glued = frozenset(f[:-1] for f in flags if f.endswith("*"))
-        kinds = (plain, paired, glued | {f for f in plain if len(f) == 2})
-        _FLAG_KINDS[command] = kinds
-    return kinds
+def _flag_kinds(flags: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """A command's secret flags (``_SECRET_FLAGS``) as (those taking the next word or, when
+    long, ``=<v>``; those taking ``user,<pw>``; those taking the value glued: every
+    one-letter flag, as getopt allows, ``-P<pw>``, and those marked ``*``)."""
+    plain = frozenset(f for f in flags if not f.endswith(("*", ",")))
+    paired = frozenset(f[:-1] for f in flags if f.endswith(","))
+    glued = frozenset(f[:-1] for f in flags if f.endswith("*"))
+    return plain, paired, glued | {f for f in plain if len(f) == 2}
+
+
+_FLAG_KINDS = {command: _flag_kinds(flags) for command, flags in _SECRET_FLAGS.items()}
 
 
 def _flag_secrets(text: str, start: int, end: int, command: str) -> Iterator[Span]:
     """The values the secret flags of ``command`` (``_SECRET_FLAGS``) are given between
     ``start`` and ``end``, its command's extent (``_FLAG_VALUE``)."""
-    plain, paired, glued = _flag_kinds(command)
+    plain, paired, glued = _FLAG_KINDS[command]
     for m in _FLAG_VALUE().finditer(text, start, end):
         flag = m.group(1)
         value: Span | None = None
@@ -1352,12 +1356,7 @@ def _slash_connect(text: str, plain: list[Span]) -> Iterator[Span]:
     (operating-system login) and ``user@db`` (asks) give none."""
     if not plain:
         return
-    start, end = _unquoted(text, plain[0])
-    if (start, end) == plain[0]:  # an opening quote whose close is not the word's end
-        for q in ('\\"', '"', "'"):
-            if text.startswith(q, start):
-                start += len(q)
-                break
+    (start, end), _ = _opened(text, plain[0])
     slash = text.find("/", start, end)
     if slash <= start or _ORACLE_USER().fullmatch(text, start, slash) is None:
         return  # /nolog, @script.sql, user@//host/service, parfile=/x.par, ../init.sql
